@@ -1,0 +1,198 @@
+package sdk
+
+import (
+	"time"
+
+	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+)
+
+// toProtoFrames converts frames to wire messages, splitting any line larger
+// than PartSize into parts that share the seq.
+func toProtoFrames(frames []Frame) []*pb.Frame {
+	out := make([]*pb.Frame, 0, len(frames))
+	for i := range frames {
+		f := &frames[i]
+		base := pb.Frame{
+			Kind:          pb.FrameKind(f.Kind),
+			Seq:           f.Seq,
+			Dir:           pb.Direction(f.Dir),
+			BatchIndex:    uint32(f.BatchIndex),
+			BatchSize:     uint32(f.BatchSize),
+			ReplyToSeq:    f.ReplyTo,
+			ReplyToMethod: f.ReplyToMethod,
+			GapFrames:     f.Gap.Frames,
+			GapBytes:      f.Gap.Bytes,
+			GapReason:     f.Gap.Reason,
+		}
+		if !f.At.IsZero() {
+			base.AtUnixNano = f.At.UnixNano()
+		}
+		data := f.Data
+		part := uint32(0)
+		for {
+			n := len(data)
+			if n > PartSize {
+				n = PartSize
+			}
+			m := &pb.Frame{}
+			copyFrame(m, &base)
+			m.Data = data[:n]
+			m.Part = part
+			data = data[n:]
+			m.More = len(data) > 0
+			out = append(out, m)
+			if !m.More {
+				break
+			}
+			part++
+		}
+	}
+	return out
+}
+
+func copyFrame(dst, src *pb.Frame) {
+	dst.Kind, dst.Seq, dst.Dir, dst.AtUnixNano = src.Kind, src.Seq, src.Dir, src.AtUnixNano
+	dst.BatchIndex, dst.BatchSize = src.BatchIndex, src.BatchSize
+	dst.ReplyToSeq, dst.ReplyToMethod = src.ReplyToSeq, src.ReplyToMethod
+	dst.GapFrames, dst.GapBytes, dst.GapReason = src.GapFrames, src.GapBytes, src.GapReason
+}
+
+// frameAssembler joins frame parts back into whole frames. Parts of one
+// frame may span batches.
+type frameAssembler struct {
+	pending *Frame
+}
+
+func (a *frameAssembler) add(m *pb.Frame, out []Frame) []Frame {
+	if a.pending != nil {
+		a.pending.Data = append(a.pending.Data, m.Data...)
+		if m.More {
+			return out
+		}
+		out = append(out, *a.pending)
+		a.pending = nil
+		return out
+	}
+	f := Frame{
+		Kind:          FrameKind(m.Kind),
+		Seq:           m.Seq,
+		Dir:           Direction(m.Dir),
+		Data:          m.Data,
+		BatchIndex:    int(m.BatchIndex),
+		BatchSize:     int(m.BatchSize),
+		ReplyTo:       m.ReplyToSeq,
+		ReplyToMethod: m.ReplyToMethod,
+		Gap:           Gap{Frames: m.GapFrames, Bytes: m.GapBytes, Reason: m.GapReason},
+	}
+	if m.AtUnixNano != 0 {
+		f.At = time.Unix(0, m.AtUnixNano).UTC()
+	}
+	if m.More {
+		f.Data = append([]byte(nil), m.Data...)
+		a.pending = &f
+		return out
+	}
+	return append(out, f)
+}
+
+// toProtoOutputs splits outputs into responses of at most responseBudget
+// bytes, and JSON values larger than PartSize into parts.
+func toProtoOutputs(outs []Output) [][]*pb.Output {
+	var groups [][]*pb.Output
+	var cur []*pb.Output
+	size := 0
+	flush := func() {
+		groups = append(groups, cur)
+		cur, size = nil, 0
+	}
+	for i := range outs {
+		o := &outs[i]
+		data := o.JSON
+		for first := true; first || len(data) > 0; first = false {
+			n := len(data)
+			if n > PartSize {
+				n = PartSize
+			}
+			m := &pb.Output{
+				Kind:      pb.OutputKind(o.Kind),
+				Session:   o.Session,
+				Json:      data[:n],
+				Stream:    o.Stream,
+				JsonMore:  len(data) > n,
+				FrameSeqs: o.FrameSeqs,
+				Severity:  pb.Severity(o.Severity),
+				Summary:   o.Summary,
+				Detail:    o.Detail,
+			}
+			data = data[n:]
+			if size+n+len(o.Summary)+len(o.Detail)+64 > responseBudget && len(cur) > 0 {
+				flush()
+			}
+			cur = append(cur, m)
+			size += n + len(o.Summary) + len(o.Detail) + 64
+		}
+	}
+	if len(cur) > 0 || len(groups) == 0 {
+		flush()
+	}
+	return groups
+}
+
+// outputAssembler joins output parts.
+type outputAssembler struct {
+	pending *Output
+}
+
+func (a *outputAssembler) add(m *pb.Output, out []Output) []Output {
+	if a.pending != nil {
+		a.pending.JSON = append(a.pending.JSON, m.Json...)
+		if m.JsonMore {
+			return out
+		}
+		out = append(out, *a.pending)
+		a.pending = nil
+		return out
+	}
+	o := Output{
+		Kind:      OutputKind(m.Kind),
+		Session:   m.Session,
+		JSON:      m.Json,
+		Stream:    m.Stream,
+		FrameSeqs: m.FrameSeqs,
+		Severity:  Severity(m.Severity),
+		Summary:   m.Summary,
+		Detail:    m.Detail,
+	}
+	if m.JsonMore {
+		o.JSON = append([]byte(nil), m.Json...)
+		a.pending = &o
+		return out
+	}
+	return append(out, o)
+}
+
+func infoToProto(i Info) *pb.InfoResponse {
+	return &pb.InfoResponse{Name: i.Name, Version: i.Version, Description: i.Description,
+		Inputs: i.Inputs, Outputs: i.Outputs, Capabilities: i.Capabilities}
+}
+
+func infoFromProto(p *pb.InfoResponse) Info {
+	return Info{Name: p.Name, Version: p.Version, Description: p.Description,
+		Inputs: p.Inputs, Outputs: p.Outputs, Capabilities: p.Capabilities}
+}
+
+func startToProto(r StartRequest) *pb.Start {
+	s := &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
+	for _, p := range r.Prior {
+		s.Prior = append(s.Prior, &pb.PriorSession{SessionId: p.SessionID, Connections: uint32(p.Connections), Records: p.Records})
+	}
+	return s
+}
+
+func startFromProto(s *pb.Start) StartRequest {
+	r := StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: Mode(s.Mode)}
+	for _, p := range s.Prior {
+		r.Prior = append(r.Prior, PriorSession{SessionID: p.SessionId, Connections: int(p.Connections), Records: p.Records})
+	}
+	return r
+}
