@@ -1,0 +1,214 @@
+package tee
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// ExitCannotStart is Run's exit code when the agent cannot be started (as a shell does).
+const ExitCannotStart = 127
+
+// Defaults for the zero values of Config.
+const (
+	// DefaultMaxLine bounds one line copy for capture; a longer line is still forwarded whole
+	// and declared as a gap (ReasonTooLong), so a runaway line cannot exhaust memory.
+	DefaultMaxLine = 256 << 20
+	// DefaultDrainTimeout bounds how long Run keeps reading the agent's stdout after the agent
+	// exited, when a descendant still holds it open.
+	DefaultDrainTimeout = 2 * time.Second
+)
+
+// finalGapWait bounds the blocking send of the last pending gap at the end of Run.
+var finalGapWait = 5 * time.Second
+
+// Item is what the copy path hands to capture: a line or a gap.
+type Item struct {
+	Dir  sdk.Direction // sdk.C2A (editor → agent stdin) or sdk.A2C (agent stdout → editor)
+	At   time.Time     // receipt time: when the read completing the line returned (a gap: when declared)
+	Line []byte        // a copy of the line without its LF (a CR is kept); owned by the receiver
+	NoLF bool          // a final line that had no LF at EOF
+	Gap  *Gap          // non-nil: lines dropped from observation (Line is then nil)
+}
+
+// Gap counts lines of one direction that were forwarded but not observed. Bytes counts the
+// lines' bytes without their LFs, as Item.Line would have held them.
+type Gap struct {
+	Frames, Bytes uint64
+	Reason        string // ReasonQueueFull, ReasonTooLong, or both joined by "; "
+}
+
+// Config says what to run and where the bytes go. Zero stdio fields mean this process's own.
+type Config struct {
+	Agent   []string      // argv of the agent
+	Env     []string      // nil = inherit
+	Dir     string        // "" = current directory
+	Stdin   io.Reader     // editor → (nil = os.Stdin)
+	Stdout  io.Writer     // → editor (nil = os.Stdout)
+	Stderr  io.Writer     // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
+	Queue   chan<- Item   // bounded, never blocked on; closed by Run; nil = no capture
+	Signals bool          // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
+	OnStart func(pid int) // called right after the agent started
+	Logger  hclog.Logger  // nil = silent
+
+	MaxLine      int           // 0 = DefaultMaxLine
+	DrainTimeout time.Duration // 0 = DefaultDrainTimeout
+}
+
+// Run spawns the agent and copies until the agent exits and both copy directions are drained
+// (the editor's stdin is not waited for: a read blocked on it is abandoned). It returns the
+// code acptap must exit with: the agent's exit code, 128+n when it was killed by signal n, or
+// ExitCannotStart with a one-line error when it could not be started. Cancelling ctx kills the
+// agent. Run closes cfg.Queue before it returns.
+func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
+	cfg = withDefaults(cfg)
+	log := cfg.Logger
+	if len(cfg.Agent) == 0 {
+		closeQueue(cfg.Queue)
+		return ExitCannotStart, errors.New("acptap: no agent command given")
+	}
+	ag, err := start(ctx, cfg)
+	if err != nil {
+		closeQueue(cfg.Queue)
+		return ExitCannotStart, err
+	}
+	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
+	log.Debug("agent started", "pid", cmd.Process.Pid, "command", cfg.Agent)
+
+	c2a := newCapture(sdk.C2A, cfg.Queue, cfg.MaxLine)
+	a2c := newCapture(sdk.A2C, cfg.Queue, cfg.MaxLine)
+	var closeIn sync.Once
+	closeAgentIn := func() { closeIn.Do(func() { agentIn.Close() }) }
+
+	// Editor → agent. Not waited for: its Read may block for as long as the editor keeps
+	// stdin open. After finish, its writes fail (agentIn is closed) and it captures nothing.
+	go func() {
+		if err := copyLines(agentIn, cfg.Stdin, c2a); err != nil {
+			log.Debug("editor to agent copy ended", "error", err)
+		}
+		closeAgentIn() // editor EOF → agent sees EOF
+	}()
+	// Agent → editor. Closing agentOut afterwards makes a still-writing agent see EPIPE, as it
+	// would if the editor had gone away.
+	outDone := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		if err := copyLines(cfg.Stdout, agentOut, a2c); err != nil {
+			log.Debug("agent to editor copy ended", "error", err)
+		}
+		agentOut.Close()
+	}()
+
+	waitErr := cmd.Wait()
+	if ag.relay != nil {
+		ag.relay.stop()
+	}
+	drainAfterExit(outDone, agentOut, cfg.DrainTimeout, log)
+	closeAgentIn()
+
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalGapWait)
+	for _, c := range []*capture{a2c, c2a} {
+		if g := c.finish(fctx.Done()); g != nil {
+			log.Warn("capture gap could not be delivered", "dir", c.dir.String(),
+				"frames", g.Frames, "bytes", g.Bytes, "reason", g.Reason)
+		}
+	}
+	cancel()
+	closeQueue(cfg.Queue)
+
+	ps := cmd.ProcessState
+	if ps == nil {
+		return ExitCannotStart, fmt.Errorf("acptap: waiting for agent: %w", waitErr)
+	}
+	if waitErr != nil && !isExitError(waitErr) {
+		log.Warn("waiting for agent", "error", waitErr)
+	}
+	code := statusCode(ps)
+	log.Debug("agent exited", "pid", ps.Pid(), "code", code)
+	return code, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Stdin == nil {
+		cfg.Stdin = os.Stdin
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = DefaultMaxLine
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	return cfg
+}
+
+// agent is a started agent process and our ends of its stdio pipes.
+type agent struct {
+	cmd   *exec.Cmd
+	in    *os.File // we write, the agent reads
+	out   *os.File // the agent writes, we read
+	relay *signalRelay
+}
+
+// start makes the two pipes and starts the agent on them. The agent inherits the pipe ends
+// directly (no copying goroutine in between), and stderr too when it is an *os.File.
+func start(ctx context.Context, cfg Config) (*agent, error) {
+	fail := func(err error) error {
+		return fmt.Errorf("acptap: cannot start agent %q: %w", cfg.Agent[0], err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fail(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fail(err)
+	}
+	cmd := exec.CommandContext(ctx, cfg.Agent[0], cfg.Agent[1:]...)
+	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, cfg.Stderr
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = cfg.DrainTimeout // bounds the stderr copy when Stderr is not a file
+
+	var relay *signalRelay
+	if cfg.Signals {
+		relay = newSignalRelay() // before Start: a signal during startup is relayed, not fatal
+	}
+	err = cmd.Start()
+	inR.Close() // the agent holds its own copies now
+	outW.Close()
+	if err != nil {
+		if relay != nil {
+			relay.stop()
+		}
+		inW.Close()
+		outR.Close()
+		return nil, fail(err)
+	}
+	if cfg.OnStart != nil {
+		cfg.OnStart(cmd.Process.Pid)
+	}
+	if relay != nil {
+		relay.start(cmd.Process, cfg.Logger.Debug)
+	}
+	return &agent{cmd: cmd, in: inW, out: outR, relay: relay}, nil
+}
