@@ -1,0 +1,28 @@
+// Package builtin is the one place the host reaches the plugins in this
+// repository: an explicit factory map. Every built-in still runs out of
+// process (the acptap binary re-executed in plugin mode).
+package builtin
+
+import (
+	"sort"
+
+	"github.com/acptap/acptap/plugins/acpv2"
+	"github.com/acptap/acptap/sdk"
+)
+
+// Factories returns the built-in mappers by name.
+func Factories() map[string]func() sdk.Mapper {
+	return map[string]func() sdk.Mapper{
+		acpv2.Name: acpv2.New,
+	}
+}
+
+// Names returns the built-in plugin names, sorted.
+func Names() []string {
+	var n []string
+	for k := range Factories() {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}

@@ -1,0 +1,24 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/acptap/acptap/examples/agent/agentlib"
+)
+
+// hiddenAgent is the subcommand under which the acptap binary serves the
+// bundled example agent, so the demo needs no separate build step.
+const hiddenAgent = "__example-agent"
+
+// runHidden serves internal subcommands that are not part of the interface.
+func runHidden(env *Env, args []string) (int, bool) {
+	switch args[0] {
+	case hiddenAgent:
+		if err := agentlib.Serve(env.Stdin, env.Stdout); err != nil {
+			fmt.Fprintf(env.Stderr, "example agent: %v\n", err)
+			return ExitFailure, true
+		}
+		return ExitOK, true
+	}
+	return 0, false
+}

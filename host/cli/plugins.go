@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/pluginhost"
+)
+
+type pluginReport struct {
+	Name         string   `json:"name"`
+	Version      string   `json:"version,omitempty"`
+	Kind         string   `json:"kind"`
+	Path         string   `json:"path"`
+	SHA256       string   `json:"sha256,omitempty"`
+	Pinned       bool     `json:"pinned"`
+	Inputs       []string `json:"inputs,omitempty"`
+	Outputs      []string `json:"outputs,omitempty"`
+	Capabilities []string `json:"capabilities,omitempty"`
+	Revisions    []string `json:"revisions,omitempty"`
+	Starts       bool     `json:"starts"`
+	Error        string   `json:"error,omitempty"`
+}
+
+func runPlugins(env *Env, args []string) int {
+	var c common
+	fs := newFlagSet(env, "plugins", "[flags]",
+		"Lists every plugin acptap can find (built-ins and acptap-plugin-<name> binaries on the plugin\n"+
+			"path), starts each one out of process to ask what it claims, and reports its checksum and\n"+
+			"the revisions it is configured for. Exits 1 when a configured plugin does not start.")
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	cfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap plugins: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	cat, err := catalog(env, cfg)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap plugins: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	usedBy := map[string][]string{}
+	for rev, names := range revisions(cfg) {
+		for _, n := range names {
+			usedBy[n] = append(usedBy[n], rev)
+		}
+	}
+	names := cat.All()
+	for n := range usedBy {
+		if !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	failed := false
+	var reports []pluginReport
+	for _, n := range names {
+		r := probePlugin(cat, n)
+		r.Revisions = usedBy[n]
+		sort.Strings(r.Revisions)
+		if !r.Starts && len(r.Revisions) > 0 {
+			failed = true
+		}
+		reports = append(reports, r)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(reports)
+	} else {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tVERSION\tKIND\tCLAIMS\tOUTPUTS\tCAPABILITIES\tREVISIONS\tSTARTS\tSHA256\tPATH")
+		for _, r := range reports {
+			starts := "yes"
+			if !r.Starts {
+				starts = "no: " + r.Error
+			}
+			sum := r.SHA256
+			if len(sum) > 12 {
+				sum = sum[:12]
+			}
+			if r.Pinned {
+				sum += " (pinned)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Version), r.Kind,
+				dash(strings.Join(r.Inputs, ",")), dash(strings.Join(r.Outputs, ",")), dash(strings.Join(r.Capabilities, ",")),
+				dash(strings.Join(r.Revisions, ",")), starts, dash(sum), r.Path)
+		}
+		tw.Flush()
+	}
+	if failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func probePlugin(cat *pluginhost.Catalog, name string) pluginReport {
+	r := pluginReport{Name: name, Kind: "external"}
+	spec, err := cat.Resolve(name)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if spec.Builtin {
+		r.Kind = "built-in"
+	}
+	r.Path, r.Pinned = spec.Path, spec.SHA256 != ""
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	inst, err := pluginhost.Launch(ctx, spec, hclog.NewNullLogger())
+	if err != nil {
+		r.SHA256, _ = pluginhost.FileSHA256(spec.Path)
+		r.Error = err.Error()
+		return r
+	}
+	defer inst.Kill()
+	r.SHA256, r.Starts = inst.SHA256, true
+	r.Version, r.Inputs, r.Outputs, r.Capabilities = inst.Info.Version, inst.Info.Inputs, inst.Info.Outputs, inst.Info.Capabilities
+	return r
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

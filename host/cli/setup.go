@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/builtin"
+	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/pluginhost"
+)
+
+// common are the flags every store-touching command takes.
+type common struct {
+	store     string
+	config    string
+	logFile   string
+	logLevel  string
+	logStderr bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.store, "store", "", "store root (default $XDG_DATA_HOME/acptap)")
+	fs.StringVar(&c.config, "config", "", "config file (default $XDG_CONFIG_HOME/acptap/config.toml)")
+	fs.StringVar(&c.logFile, "log-file", "", "log file (default <store>/logs/acptap.log)")
+	fs.StringVar(&c.logLevel, "log-level", "", "log level: trace, debug, info, warn, error")
+	fs.BoolVar(&c.logStderr, "log-stderr", false, "log to stderr instead of the log file")
+}
+
+// load layers defaults, the config file, ACPTAP_ environment and flags.
+func (c *common) load() (*config.Config, error) {
+	flags := map[string]any{}
+	if c.store != "" {
+		flags["store"] = c.store
+	}
+	if c.logFile != "" {
+		flags["log.file"] = c.logFile
+	}
+	if c.logLevel != "" {
+		flags["log.level"] = c.logLevel
+	}
+	if c.logStderr {
+		flags["log.stderr"] = true
+	}
+	cfg, err := config.Load(config.LoadOptions{File: c.config, Flags: flags, Builtins: builtin.Names()})
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func newFlagSet(env *Env, name, args, about string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: acptap %s %s\n\n%s\n\nFlags:\n", name, args, about)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// catalog builds the plugin catalog from the config.
+func catalog(env *Env, cfg *config.Config) (*pluginhost.Catalog, error) {
+	cat := &pluginhost.Catalog{Self: env.Self, Builtins: builtin.Names(), PluginPath: cfg.PluginPath,
+		Paths: map[string]string{}, Checksums: map[string]string{}, Configs: map[string][]byte{}}
+	for name, pc := range cfg.Plugins {
+		if pc.Path != "" {
+			cat.Paths[name] = pc.Path
+		}
+		if pc.SHA256 != "" {
+			cat.Checksums[name] = pc.SHA256
+		}
+		if len(pc.Config) > 0 {
+			b, err := json.Marshal(pc.Config)
+			if err != nil {
+				return nil, fmt.Errorf("plugins.%s.config: %w", name, err)
+			}
+			cat.Configs[name] = b
+		}
+	}
+	return cat, nil
+}
+
+// launcher starts plugins out of process through the catalog.
+func launcher(cat *pluginhost.Catalog, logger hclog.Logger) pipeline.Launcher {
+	return func(ctx context.Context, name string) (*pipeline.Plugin, error) {
+		spec, err := cat.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		inst, err := pluginhost.Launch(ctx, spec, logger)
+		if err != nil {
+			return nil, err
+		}
+		return &pipeline.Plugin{Name: name, Info: inst.Info, Mapper: inst.Mapper, Kill: inst.Kill}, nil
+	}
+}
+
+// revisions drops disabled plugins from the revision table.
+func revisions(cfg *config.Config) map[string][]string {
+	out := map[string][]string{}
+	for rev, names := range cfg.Revisions {
+		for _, n := range names {
+			if pc, ok := cfg.Plugins[n]; ok && pc.Disabled {
+				continue
+			}
+			out[rev] = append(out[rev], n)
+		}
+	}
+	return out
+}
+
+// newConnectionID names a connection: time first, so wire logs sort.
+func newConnectionID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "c-" + now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func closeQuietly(c io.Closer) {
+	if c != nil {
+		_ = c.Close()
+	}
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+func newCommandLogger(cfg *config.Config) (hclog.Logger, io.Closer, error) {
+	return config.NewLogger(cfg, "acptap")
+}

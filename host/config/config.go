@@ -1,0 +1,151 @@
+package config
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Defaults.
+const (
+	DefaultSchemaRevision = "2.0.0-alpha.9"
+	DefaultLogLevel       = "info"
+	DefaultQueueFrames    = 65536
+	DefaultBatchFrames    = 256
+	DefaultRestartMax     = 3
+	DefaultStallTimeout   = 30 * time.Second
+)
+
+// Config is acptap's configuration. The koanf tags are the keys of the TOML
+// file, of flags (dotted: "log.level") and, upper-cased, of the environment.
+type Config struct {
+	// Store is the store root (default: $XDG_DATA_HOME/acptap, else
+	// ~/.local/share/acptap).
+	Store string `koanf:"store"`
+	Log   Log    `koanf:"log"`
+	// PluginPath lists the directories searched for acptap-plugin-<name>.
+	PluginPath []string `koanf:"plugin_path"`
+	// Revisions maps an input revision ("acp/2@2.0.0-alpha.9", "acp/1") to
+	// the plugins attached to it. Layers merge per revision; an empty list
+	// attaches none.
+	Revisions map[string][]string `koanf:"revisions"`
+	// Plugins holds per-plugin settings, keyed by plugin name.
+	Plugins map[string]PluginConfig `koanf:"plugins"`
+	Tee     Tee                     `koanf:"tee"`
+	Restart Restart                 `koanf:"restart"`
+	// SchemaRevision is the ACP v2 schema revision assumed for v2 wire.
+	SchemaRevision string `koanf:"schema_revision"`
+
+	// Builtins names the plugins compiled into the host binary; it comes
+	// from LoadOptions.Builtins and is not a configuration key.
+	Builtins []string `koanf:"-"`
+}
+
+// Log configures the host's own log.
+type Log struct {
+	// File is the log file (default <store>/logs/acptap.log).
+	File string `koanf:"file"`
+	// Level is one of trace, debug, info, warn, error.
+	Level string `koanf:"level"`
+	// Stderr logs to stderr instead of File.
+	Stderr bool `koanf:"stderr"`
+}
+
+// PluginConfig is one plugin's section.
+type PluginConfig struct {
+	// SHA256 is the hex checksum the binary must have before it is started.
+	SHA256 string `koanf:"sha256"`
+	// Path is an explicit binary, bypassing the plugin path.
+	Path string `koanf:"path"`
+	// Disabled keeps the plugin from being started.
+	Disabled bool `koanf:"disabled"`
+	// Config is opaque to the host and passed to the plugin as JSON.
+	Config map[string]any `koanf:"config"`
+}
+
+// Tee sizes the tee's capture queue.
+type Tee struct {
+	// QueueFrames is how many frames may wait for capture before the tee
+	// declares a gap instead of waiting.
+	QueueFrames int `koanf:"queue_frames"`
+	// BatchFrames is the most frames handed downstream at once.
+	BatchFrames int `koanf:"batch_frames"`
+}
+
+// Restart bounds plugin restarts.
+type Restart struct {
+	// Max is how many times a crashed plugin is restarted.
+	Max int `koanf:"max"`
+	// StallTimeout is how long one plugin call may take before the plugin
+	// counts as stalled and is restarted; 0 disables the watchdog. In TOML
+	// and the environment it is a Go duration string ("30s").
+	StallTimeout time.Duration `koanf:"stall_timeout"`
+}
+
+// DefaultRevisions is the built-in revision → plugins table.
+func DefaultRevisions() map[string][]string {
+	return map[string][]string{
+		"acp/2@" + DefaultSchemaRevision: {"acpv2", "aep"},
+		"acp/1":                          {"acpv1", "aep"},
+	}
+}
+
+// defaults is the lowest layer, as a nested map (revision keys contain dots,
+// so it must not be unflattened). When builtins is not empty, the default
+// table names only plugins this binary has built in; a user's own table
+// (file, environment, flags) is kept as written and validated.
+func defaults(store string, builtins []string) map[string]any {
+	revs := map[string]any{}
+	for k, v := range DefaultRevisions() {
+		var names []string
+		for _, n := range v {
+			if len(builtins) == 0 || slices.Contains(builtins, n) {
+				names = append(names, n)
+			}
+		}
+		revs[k] = names
+	}
+	return map[string]any{
+		"store":           store,
+		"log":             map[string]any{"file": "", "level": DefaultLogLevel, "stderr": false},
+		"plugin_path":     []string{},
+		"revisions":       revs,
+		"plugins":         map[string]any{},
+		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "batch_frames": DefaultBatchFrames},
+		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
+		"schema_revision": DefaultSchemaRevision,
+	}
+}
+
+// keys is the shape of the configuration: a nil value is a leaf that takes
+// any value; "*" matches any key (plugin names, revisions).
+type keys map[string]keys
+
+var schema = keys{
+	"store":           nil,
+	"log":             {"file": nil, "level": nil, "stderr": nil},
+	"plugin_path":     nil,
+	"revisions":       {"*": nil},
+	"plugins":         {"*": {"sha256": nil, "path": nil, "disabled": nil, "config": nil}},
+	"tee":             {"queue_frames": nil, "batch_frames": nil},
+	"restart":         {"max": nil, "stall_timeout": nil},
+	"schema_revision": nil,
+}
+
+// leafPaths lists the fixed leaf keys ([log level], [store], …), which the
+// environment may spell with single underscores.
+func leafPaths(k keys, prefix []string) [][]string {
+	var out [][]string
+	for _, name := range slices.Sorted(maps.Keys(k)) {
+		if name == "*" {
+			continue
+		}
+		p := append(slices.Clone(prefix), name)
+		if k[name] == nil {
+			out = append(out, p)
+		} else {
+			out = append(out, leafPaths(k[name], p)...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,8 @@
+//go:build unix
+
+package config
+
+import "syscall"
+
+// setUmask sets the process umask and returns the previous one.
+func setUmask(m int) int { return syscall.Umask(m) }

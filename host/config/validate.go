@@ -1,0 +1,92 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Levels are the accepted log levels, most verbose first.
+var Levels = []string{"trace", "debug", "info", "warn", "error"}
+
+var (
+	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	sha256Hex  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
+// Validate checks c and returns every problem found, each naming its key
+// (for example `log.level: "loud" is not one of trace, debug, info, warn,
+// error`), joined with errors.Join; nil when c is usable.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	if c.Store == "" {
+		bad("store", "not set, and neither XDG_DATA_HOME nor HOME is set")
+	}
+	if !slices.Contains(Levels, c.Log.Level) {
+		bad("log.level", "%q is not one of %s", c.Log.Level, strings.Join(Levels, ", "))
+	}
+	if !c.Log.Stderr && c.Log.File == "" {
+		bad("log.file", "not set, and log.stderr is false")
+	}
+	for i, dir := range c.PluginPath {
+		if dir == "" {
+			bad(fmt.Sprintf("plugin_path[%d]", i), "empty directory")
+		}
+	}
+	if c.Tee.QueueFrames < 1 {
+		bad("tee.queue_frames", "must be at least 1, got %d", c.Tee.QueueFrames)
+	}
+	if c.Tee.BatchFrames < 1 || c.Tee.BatchFrames > max(c.Tee.QueueFrames, 1) {
+		bad("tee.batch_frames", "must be between 1 and tee.queue_frames (%d), got %d",
+			c.Tee.QueueFrames, c.Tee.BatchFrames)
+	}
+	if c.Restart.Max < 0 {
+		bad("restart.max", "must not be negative, got %d", c.Restart.Max)
+	}
+	if c.Restart.StallTimeout < 0 {
+		bad("restart.stall_timeout", "must not be negative, got %s", c.Restart.StallTimeout)
+	}
+	if c.SchemaRevision == "" {
+		bad("schema_revision", "not set")
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
+		p := c.Plugins[name]
+		if !pluginName.MatchString(name) {
+			bad(keyPath("plugins", name), "plugin names must match %s", pluginName)
+		}
+		if p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256) {
+			bad(keyPath("plugins", name, "sha256"), "not 64 hex digits")
+		}
+	}
+	for _, rev := range slices.Sorted(maps.Keys(c.Revisions)) {
+		key := keyPath("revisions", rev)
+		if rev == "" {
+			bad(key, "empty input revision")
+		}
+		for _, name := range c.Revisions[rev] {
+			if msg := c.unresolvable(name); msg != "" {
+				bad(key, "plugin %q %s", name, msg)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unresolvable says why a plugin named by a revision cannot be found, or ""
+// when it can be (or might be: a plugin path is searched only at start).
+func (c *Config) unresolvable(name string) string {
+	switch {
+	case !pluginName.MatchString(name):
+		return "is not a valid plugin name (" + pluginName.String() + ")"
+	case slices.Contains(c.Builtins, name), c.Plugins[name].Path != "", len(c.PluginPath) > 0:
+		return ""
+	}
+	return fmt.Sprintf("is not configured: it is not built in, %s is not set, and plugin_path is empty",
+		keyPath("plugins", name, "path"))
+}

@@ -1,0 +1,296 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// Plugin is one started plugin as the pipeline sees it.
+type Plugin struct {
+	Name   string
+	Info   sdk.Info
+	Mapper sdk.Mapper
+	// Kill stops the plugin process (nil for in-process mappers).
+	Kill func()
+}
+
+// Launcher starts (or restarts) the plugin with the given name.
+type Launcher func(ctx context.Context, name string) (*Plugin, error)
+
+// errStalled means a plugin did not answer a batch in time.
+var errStalled = errors.New("plugin did not answer in time")
+
+// feeder feeds one plugin. It takes live batches from capture while it
+// keeps up; when its queue is full, capture marks it behind and stops
+// sending, and the feeder catches up from the wire log. Either way the
+// plugin sees every frame, in order, exactly once per instance.
+type feeder struct {
+	p       *Pipeline
+	name    string
+	primary bool
+	log     hclog.Logger
+
+	live   chan []wire.Entry
+	behind atomic.Bool
+
+	plug    *Plugin
+	sess    sdk.Session
+	fb      *sdk.FrameBuilder
+	reader  *wire.Reader
+	lastFed uint64 // the last wire seq this instance has mapped
+
+	instOut  int // outputs the current instance produced
+	written  int // outputs given to the sink (across restarts)
+	restarts int
+	dead     bool // gave up: capture-only from here on
+
+	frames []sdk.Frame
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
+	f := &feeder{p: p, name: name, primary: primary, log: p.log.Named(name),
+		live: make(chan []wire.Entry, depth), done: make(chan struct{})}
+	f.behind.Store(true) // a new feeder starts by catching up from seq 1
+	return f
+}
+
+// run feeds the plugin until capture is done, then finishes the session.
+func (f *feeder) run(ctx context.Context) {
+	defer close(f.done)
+	defer f.kill()
+	if err := f.start(ctx); err != nil {
+		f.giveUp(err)
+	}
+	for {
+		select {
+		case b := <-f.live:
+			f.process(ctx, b)
+			continue
+		default:
+		}
+		if f.behind.Load() {
+			if f.catchUp(ctx) {
+				continue
+			}
+		}
+		select {
+		case b := <-f.live:
+			f.process(ctx, b)
+		case <-f.p.captureDone:
+			if len(f.live) > 0 {
+				continue
+			}
+			if f.behind.Load() && f.catchUp(ctx) {
+				continue
+			}
+			f.finish(ctx)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (f *feeder) start(ctx context.Context) error {
+	plug, err := f.p.launch(ctx, f.name)
+	if err != nil {
+		return fmt.Errorf("start plugin %s: %w", f.name, err)
+	}
+	f.plug = plug
+	req := f.p.startRequest(f.name)
+	sess, err := plug.Mapper.Start(ctx, req)
+	if err != nil {
+		return fmt.Errorf("start plugin %s session: %w", f.name, err)
+	}
+	f.sess, f.fb, f.lastFed, f.instOut = sess, sdk.NewFrameBuilder(), 0, 0
+	if f.reader != nil {
+		f.reader.Close()
+		f.reader = nil
+	}
+	f.log.Debug("plugin attached", "version", plug.Info.Version, "inputs", plug.Info.Inputs)
+	return nil
+}
+
+// catchUp maps what the wire log holds beyond lastFed. It returns true
+// when it made progress, false when it is caught up (and live again).
+func (f *feeder) catchUp(ctx context.Context) bool {
+	target, caughtUp := f.p.wireTarget(f)
+	if caughtUp {
+		return false
+	}
+	if f.dead {
+		f.lastFed = target
+		return true
+	}
+	if f.reader == nil {
+		r, err := wire.Open(f.p.wirePath)
+		if err != nil {
+			f.giveUp(fmt.Errorf("catch up from wire log: %w", err))
+			return true
+		}
+		f.reader = r
+	}
+	batch := make([]wire.Entry, 0, f.p.batchFrames)
+	for f.lastFed < target && !f.dead {
+		batch = batch[:0]
+		seq := f.lastFed
+		for seq < target && len(batch) < f.p.batchFrames {
+			e, err := f.reader.Next()
+			if err != nil {
+				f.giveUp(fmt.Errorf("read wire log at seq %d: %w", seq+1, err))
+				return true
+			}
+			if e.Seq <= f.lastFed {
+				continue
+			}
+			batch = append(batch, e)
+			seq = e.Seq
+		}
+		f.process(ctx, batch)
+	}
+	return true
+}
+
+// process maps a batch of wire entries and writes the outputs.
+func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
+	if f.dead || len(batch) == 0 {
+		if n := len(batch); n > 0 {
+			f.lastFed = batch[n-1].Seq
+		}
+		return
+	}
+	f.frames = f.frames[:0]
+	for _, e := range batch {
+		if e.Seq <= f.lastFed {
+			continue
+		}
+		switch e.Type {
+		case wire.TypeGap:
+			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
+		default:
+			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
+		}
+	}
+	last := batch[len(batch)-1].Seq
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return f.sess.Map(ctx, f.frames) })
+	if err != nil {
+		f.fail(ctx, err)
+		return
+	}
+	f.lastFed = last
+	f.deliver(outs)
+}
+
+// call runs one plugin call under the stall watchdog.
+func (f *feeder) call(ctx context.Context, fn func() ([]sdk.Output, error)) ([]sdk.Output, error) {
+	type result struct {
+		outs []sdk.Output
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		o, err := fn()
+		ch <- result{o, err}
+	}()
+	var timeout <-chan time.Time
+	if f.p.stallTimeout > 0 {
+		t := time.NewTimer(f.p.stallTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case r := <-ch:
+		return r.outs, r.err
+	case <-timeout:
+		f.kill()
+		return nil, fmt.Errorf("%w (%s)", errStalled, f.p.stallTimeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// deliver hands outputs to the sink, skipping those an earlier instance
+// already delivered (a restarted plugin is re-fed from seq 1).
+func (f *feeder) deliver(outs []sdk.Output) {
+	for i := range outs {
+		f.instOut++
+		if f.instOut <= f.written {
+			continue
+		}
+		f.written++
+		f.p.sink.Output(f.name, f.primary, outs[i])
+	}
+}
+
+// fail restarts the plugin and re-feeds it, or gives up after the bound.
+func (f *feeder) fail(ctx context.Context, cause error) {
+	f.kill()
+	if ctx.Err() != nil {
+		return
+	}
+	f.p.countRestart()
+	if f.restarts >= f.p.maxRestarts {
+		f.giveUp(fmt.Errorf("plugin %s failed %d times, last: %w", f.name, f.restarts+1, cause))
+		return
+	}
+	f.restarts++
+	f.log.Warn("plugin failed; restarting and re-feeding from the wire log", "restart", f.restarts, "error", cause)
+	if err := f.start(ctx); err != nil {
+		f.fail(ctx, err)
+		return
+	}
+	f.behind.Store(true)
+}
+
+// giveUp makes the feeder capture-only and declares the gap.
+func (f *feeder) giveUp(err error) {
+	if f.dead {
+		return
+	}
+	f.dead = true
+	f.kill()
+	f.log.Error("plugin disabled for the rest of this connection; capture continues", "error", err, "mapped_through_seq", f.lastFed)
+	f.p.sink.Gap(f.name, f.primary, f.lastFed, err.Error())
+}
+
+func (f *feeder) finish(ctx context.Context) {
+	if f.dead || f.sess == nil {
+		return
+	}
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return f.sess.Finish(ctx, f.p.finishReason) })
+	if err != nil {
+		// Finish failed: restart, re-feed everything and finish again.
+		f.fail(ctx, err)
+		if !f.dead {
+			for f.behind.Load() && f.catchUp(ctx) {
+			}
+			f.finish(ctx)
+		}
+		return
+	}
+	f.deliver(outs)
+}
+
+func (f *feeder) kill() {
+	if f.plug != nil && f.plug.Kill != nil {
+		f.plug.Kill()
+	}
+	if f.reader != nil {
+		f.reader.Close()
+		f.reader = nil
+	}
+}
+
+var _ = io.EOF

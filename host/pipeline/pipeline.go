@@ -1,0 +1,311 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// Sink receives what the plugins produce.
+type Sink interface {
+	// Output writes one output of the named plugin. primary says whether the
+	// plugin is the revision's main ASR mapper (its records go to the
+	// session's stream.asr.jsonl).
+	Output(plugin string, primary bool, o sdk.Output)
+	// Gap declares that the plugin mapped nothing after wire seq through.
+	Gap(plugin string, primary bool, through uint64, reason string)
+}
+
+// Options configure a pipeline.
+type Options struct {
+	// WirePath is the wire log: created by Start in live mode, read in
+	// rebuild mode.
+	WirePath   string
+	Connection string
+	Agent      []string
+	Mode       sdk.Mode
+	// Revisions maps an input revision to the plugins that run for it; the
+	// first that claims the revision is the primary ASR mapper.
+	Revisions       map[string][]string
+	SchemaRevision  string
+	DefaultRevision string
+	Configs         map[string][]byte
+	Launch          Launcher
+	Sink            Sink
+	Logger          hclog.Logger
+	BatchFrames     int
+	FeederDepth     int
+	MaxRestarts     int
+	StallTimeout    time.Duration
+	// Now is the clock for the wire-log header (tests pin it).
+	Now func() time.Time
+}
+
+// Stats are the pipeline's counters.
+type Stats struct {
+	Frames, GapFrames, GapBytes uint64
+	Restarts                    uint64
+	Revision                    string
+	Plugins                     []string
+}
+
+// Pipeline is capture → router → feeders → sink for one connection.
+type Pipeline struct {
+	log          hclog.Logger
+	opts         Options
+	wirePath     string
+	batchFrames  int
+	maxRestarts  int
+	stallTimeout time.Duration
+	finishReason string
+	sink         Sink
+	launch       Launcher
+
+	mu      sync.Mutex // guards wire appends + dispatch, feeders, wireSeq
+	wire    *wire.Writer
+	wireSeq uint64
+	feeders []*feeder
+	det     *revisionDetector
+
+	captureDone chan struct{}
+	wg          sync.WaitGroup
+	stats       Stats
+	restarts    atomic.Uint64
+}
+
+// New makes a pipeline; Start (live) or Rebuild runs it.
+func New(opts Options) *Pipeline {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.BatchFrames <= 0 {
+		opts.BatchFrames = 256
+	}
+	if opts.FeederDepth <= 0 {
+		opts.FeederDepth = 64
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Pipeline{
+		log: opts.Logger, opts: opts, wirePath: opts.WirePath, batchFrames: opts.BatchFrames,
+		maxRestarts: opts.MaxRestarts, stallTimeout: opts.StallTimeout, sink: opts.Sink, launch: opts.Launch,
+		det:         newRevisionDetector(opts.SchemaRevision, opts.DefaultRevision),
+		captureDone: make(chan struct{}), finishReason: "agent exited",
+	}
+}
+
+func (p *Pipeline) startRequest(name string) sdk.StartRequest {
+	return sdk.StartRequest{Config: p.opts.Configs[name], Connection: p.opts.Connection,
+		WireLog: filepath.Base(p.wirePath), Input: p.det.revision, Mode: p.opts.Mode}
+}
+
+func (p *Pipeline) countRestart() { p.restarts.Add(1) }
+
+// wireTarget returns the seq a behind feeder must reach; when the feeder
+// has reached it, it is live again (under the same lock capture dispatches
+// with, so no batch falls between).
+func (p *Pipeline) wireTarget(f *feeder) (target uint64, caughtUp bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wire != nil {
+		if err := p.wire.Flush(); err != nil {
+			p.log.Error("flush wire log", "error", err)
+		}
+	}
+	if f.lastFed >= p.wireSeq {
+		f.behind.Store(false)
+		return p.wireSeq, true
+	}
+	return p.wireSeq, false
+}
+
+// attach starts a feeder per plugin configured for the detected revision.
+// Called with p.mu held.
+func (p *Pipeline) attach(ctx context.Context) {
+	rev := p.det.revision
+	names := p.opts.Revisions[rev]
+	p.stats.Revision = rev
+	p.log.Info("protocol revision", "revision", rev, "from", p.det.why, "plugins", names)
+	if len(names) == 0 {
+		p.log.Warn("no plugins configured for this revision; capture only", "revision", rev)
+	}
+	for i, n := range names {
+		f := newFeeder(p, n, i == 0, p.opts.FeederDepth)
+		p.feeders = append(p.feeders, f)
+		p.stats.Plugins = append(p.stats.Plugins, n)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			f.run(ctx)
+		}()
+	}
+}
+
+// dispatch offers a batch to every live feeder without ever blocking.
+// Called with p.mu held.
+func (p *Pipeline) dispatch(batch []wire.Entry) {
+	for _, f := range p.feeders {
+		if f.behind.Load() {
+			continue
+		}
+		select {
+		case f.live <- batch:
+		default:
+			f.behind.Store(true)
+		}
+	}
+}
+
+// Start creates the wire log and runs capture over the tee's items until
+// the queue is closed. It returns at once; Wait waits for the end.
+func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
+	w, err := wire.Create(p.wirePath, wire.Header{Connection: p.opts.Connection, StartedAt: p.opts.Now(), Agent: wire.Agent{Command: p.opts.Agent}})
+	if err != nil {
+		return err
+	}
+	p.wire = w
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.capture(ctx, items)
+	}()
+	return nil
+}
+
+// capture writes each item to the wire log (scrubbed), then offers it to
+// the feeders; batches are whatever is ready, up to BatchFrames.
+func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
+	defer close(p.captureDone)
+	for {
+		it, ok := <-items
+		if !ok {
+			break
+		}
+		batch := make([]wire.Entry, 0, 16)
+		batch = p.appendItem(ctx, batch, it)
+	more:
+		for len(batch) < p.batchFrames {
+			select {
+			case it, ok = <-items:
+				if !ok {
+					break more
+				}
+				batch = p.appendItem(ctx, batch, it)
+			default:
+				break more
+			}
+		}
+		p.mu.Lock()
+		if err := p.wire.Flush(); err != nil {
+			p.log.Error("flush wire log", "error", err)
+		}
+		p.dispatch(batch)
+		p.mu.Unlock()
+		if !ok {
+			break
+		}
+	}
+	p.mu.Lock()
+	if !p.det.done {
+		p.det.end()
+		p.attach(ctx)
+	}
+	if err := p.wire.Flush(); err != nil {
+		p.log.Error("flush wire log", "error", err)
+	}
+	p.mu.Unlock()
+}
+
+func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.Item) []wire.Entry {
+	e := wire.Entry{Type: wire.TypeFrame, At: it.At, Dir: it.Dir, Line: it.Line, NoLF: it.NoLF}
+	if it.Gap != nil {
+		e = wire.Entry{Type: wire.TypeGap, At: it.At, Dir: it.Dir, Gap: sdk.Gap{Frames: it.Gap.Frames, Bytes: it.Gap.Bytes, Reason: it.Gap.Reason}}
+		p.stats.GapFrames += it.Gap.Frames
+		p.stats.GapBytes += it.Gap.Bytes
+	} else {
+		e.Line, _ = wire.Scrub(e.Line)
+		p.stats.Frames++
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seq, err := p.wire.Append(e)
+	if err != nil {
+		p.log.Error("wire log append failed; frame not captured", "error", err)
+		return batch
+	}
+	e.Seq = seq
+	p.wireSeq = seq
+	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
+		p.attach(ctx)
+	}
+	return append(batch, e)
+}
+
+// Rebuild maps an existing wire log (no capture): the outputs a live run
+// would have written.
+func (p *Pipeline) Rebuild(ctx context.Context) error {
+	p.finishReason = "end of wire log"
+	r, err := wire.Open(p.wirePath)
+	if err != nil {
+		return err
+	}
+	for !p.det.done {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		p.wireSeq = e.Seq
+		p.count(e)
+		if e.Type == wire.TypeFrame {
+			p.det.observe(e.Dir, e.Line)
+		}
+	}
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		p.wireSeq = e.Seq
+		p.count(e)
+	}
+	r.Close()
+	p.det.end()
+	p.mu.Lock()
+	p.attach(ctx)
+	p.mu.Unlock()
+	close(p.captureDone)
+	return nil
+}
+
+// Wait waits for capture and every feeder to finish, closes the wire log,
+// and returns the counters.
+func (p *Pipeline) Wait() (Stats, error) {
+	p.wg.Wait()
+	var err error
+	if p.wire != nil {
+		if cerr := p.wire.Close(); cerr != nil {
+			err = fmt.Errorf("close wire log: %w", cerr)
+		}
+	}
+	p.stats.Restarts = p.restarts.Load()
+	return p.stats, err
+}
+
+func (p *Pipeline) count(e wire.Entry) {
+	if e.Type == wire.TypeGap {
+		p.stats.GapFrames += e.Gap.Frames
+		p.stats.GapBytes += e.Gap.Bytes
+		return
+	}
+	p.stats.Frames++
+}

@@ -1,0 +1,235 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk"
+)
+
+// UnmappedLoss is the loss category the host declares in a stream when its
+// plugin gave up before mapping every frame of the wire log.
+const UnmappedLoss = "_org.acptap/unmapped_frames"
+
+type streamKey struct {
+	plugin  string
+	session string
+	aep     bool
+}
+
+// StoreSink writes plugin outputs into the store: the primary plugin's ASR
+// records to sessions/<id>/stream.asr.jsonl, another plugin's ASR records to
+// sessions/<id>/<plugin>.asr.jsonl, AEP events to aep/acp/<id>.jsonl, and
+// diagnostics to the log.
+type StoreSink struct {
+	st  *store.Store
+	log hclog.Logger
+	// ReplaceExisting moves an existing file aside (to <file>.prev-<unix
+	// nanoseconds>) instead of appending to it: rebuild uses it.
+	ReplaceExisting bool
+	// Clock for backup names (tests pin it).
+	Now func() time.Time
+
+	mu      sync.Mutex
+	writers map[streamKey]*store.StreamWriter
+	diags   map[string]int
+	counts  map[string]int
+	errs    []error
+	gaveUp  bool
+	moved   []string
+	paths   []string
+}
+
+var _ Sink = (*StoreSink)(nil)
+
+// NewStoreSink returns a sink over st.
+func NewStoreSink(st *store.Store, log hclog.Logger) *StoreSink {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return &StoreSink{st: st, log: log, writers: map[streamKey]*store.StreamWriter{},
+		diags: map[string]int{}, counts: map[string]int{}}
+}
+
+func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
+	if w, ok := s.writers[k]; ok {
+		return w, nil
+	}
+	path := s.st.AEPPath(k.session)
+	if !k.aep {
+		path = s.st.StreamPath(k.session)
+		if !primary {
+			path = s.st.PluginStreamPath(k.session, k.plugin)
+		}
+	}
+	if s.ReplaceExisting {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			now := time.Now
+			if s.Now != nil {
+				now = s.Now
+			}
+			backup := fmt.Sprintf("%s.prev-%d", path, now().UnixNano())
+			if err := os.Rename(path, backup); err != nil {
+				return nil, fmt.Errorf("move existing %s aside: %w", path, err)
+			}
+			s.moved = append(s.moved, backup)
+		}
+	}
+	var (
+		w   *store.StreamWriter
+		rep *store.Repair
+		err error
+	)
+	switch {
+	case k.aep:
+		w, rep, err = s.st.OpenAEP(k.session)
+	case primary:
+		w, rep, err = s.st.OpenStream(k.session)
+	default:
+		w, rep, err = s.st.OpenPluginStream(k.session, k.plugin)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		s.log.Warn("torn tail repaired: the bytes after the last LF were moved aside", "file", rep.Path, "bytes", rep.Bytes, "backup", rep.Backup)
+	}
+	s.writers[k] = w
+	s.paths = append(s.paths, w.Path())
+	return w, nil
+}
+
+// Output implements Sink.
+func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch o.Kind {
+	case sdk.Diagnostic:
+		s.diags[o.Severity.String()]++
+		args := []any{"plugin", plugin, "session", o.Session, "frames", o.FrameSeqs}
+		if o.Detail != "" {
+			args = append(args, "detail", o.Detail)
+		}
+		switch o.Severity {
+		case sdk.SeverityError:
+			s.log.Error(o.Summary, args...)
+		case sdk.SeverityWarning:
+			s.log.Warn(o.Summary, args...)
+		default:
+			s.log.Info(o.Summary, args...)
+		}
+		return
+	case sdk.ASRHeader, sdk.ASRRecord, sdk.AEPEvent:
+	default:
+		s.log.Warn("plugin output of a kind the recorder does not store", "plugin", plugin, "kind", o.Kind.String())
+		return
+	}
+	if o.Session == "" {
+		s.log.Warn("plugin output without a session dropped", "plugin", plugin, "kind", o.Kind.String())
+		s.diags["dropped"]++
+		return
+	}
+	k := streamKey{plugin: plugin, session: o.Session, aep: o.Kind == sdk.AEPEvent}
+	w, err := s.writer(k, primary)
+	if err == nil {
+		if o.Kind == sdk.ASRHeader && w.Lines() > 0 {
+			s.log.Warn("stream already exists; appending to it", "plugin", plugin, "session", o.Session)
+		}
+		err = w.WriteLine(o.JSON)
+	}
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("plugin %s session %s: %w", plugin, o.Session, err))
+		s.log.Error("output not written", "plugin", plugin, "session", o.Session, "kind", o.Kind.String(), "error", err)
+		return
+	}
+	s.counts[o.Kind.String()]++
+}
+
+// Gap implements Sink: every ASR stream the plugin writes gets a
+// declaration record naming the unmapped frames.
+func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gaveUp = true
+	for k, w := range s.writers {
+		if k.plugin != plugin || k.aep || w.Lines() == 0 {
+			continue
+		}
+		seq := w.Lines() // the header is seq 0, so the next record's seq is the line count
+		rec, _ := json.Marshal(map[string]any{
+			"type": "declaration", "seq": seq, "id": fmt.Sprintf("r%d", seq),
+			"lossy": []string{UnmappedLoss},
+			"_meta": map[string]any{"org.acptap/unmapped": map[string]any{
+				"plugin": plugin, "mappedThroughWireSeq": through, "reason": reason}},
+		})
+		if err := w.WriteLine(rec); err != nil {
+			s.errs = append(s.errs, err)
+		}
+	}
+}
+
+// GaveUp reports whether any plugin gave up.
+func (s *StoreSink) GaveUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gaveUp
+}
+
+// Replaced lists the backups of files that ReplaceExisting moved aside.
+func (s *StoreSink) Replaced() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.moved...)
+}
+
+// Diagnostics returns the diagnostic counts by severity.
+func (s *StoreSink) Diagnostics() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.diags {
+		out[k] = v
+	}
+	return out
+}
+
+// Streams returns the files written, sorted.
+func (s *StoreSink) Streams() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string(nil), s.paths...)
+	sort.Strings(out)
+	return out
+}
+
+// Counts returns outputs written by kind.
+func (s *StoreSink) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Close closes every file; it is idempotent.
+func (s *StoreSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, w := range s.writers {
+		if err := w.Close(); err != nil {
+			s.errs = append(s.errs, err)
+		}
+		delete(s.writers, k)
+	}
+	return errors.Join(s.errs...)
+}

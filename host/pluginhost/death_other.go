@@ -1,0 +1,9 @@
+//go:build !linux
+
+package pluginhost
+
+import "os/exec"
+
+// setDeathSignal has no kernel support here; sdk.Serve's parent watch ends
+// the plugin when the host dies.
+func setDeathSignal(*exec.Cmd) {}

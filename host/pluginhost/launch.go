@@ -1,0 +1,95 @@
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+
+	hclog "github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// Instance is one running plugin process.
+type Instance struct {
+	Spec   Spec
+	Info   sdk.Info
+	Mapper sdk.Mapper
+	SHA256 string
+	client *plugin.Client
+}
+
+// Launch verifies and starts a plugin process and fingerprints it. Plugin
+// logs (hclog JSON on the plugin's stderr) are relayed into logger under the
+// plugin's name. The process is killed when the host process dies.
+func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
+	sum, err := spec.Verify()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(spec.Path)
+	cmd.Env = os.Environ()
+	if spec.Builtin {
+		cmd.Env = append(cmd.Env, PluginModeEnv+"="+spec.Name)
+	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	cmd.Env = append(cmd.Env, "ACPTAP_PLUGIN_LOG_LEVEL="+levelName(logger))
+	setDeathSignal(cmd)
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.VersionedPlugins(nil),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           logger.Named(spec.Name),
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		SyncStdout:       nil,
+		SyncStderr:       nil,
+	})
+	m, err := sdk.Dispense(client)
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("plugin %s (%s): %w", spec.Name, spec.Path, err)
+	}
+	info, err := m.Info(ctx)
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
+	}
+	return &Instance{Spec: spec, Info: info, Mapper: m, SHA256: sum, client: client}, nil
+}
+
+// Kill stops the plugin process. It is safe to call more than once.
+func (i *Instance) Kill() {
+	if i != nil && i.client != nil {
+		i.client.Kill()
+	}
+}
+
+// Exited reports whether the plugin process has exited.
+func (i *Instance) Exited() bool { return i.client.Exited() }
+
+// Pid returns the plugin's process id, or 0.
+func (i *Instance) Pid() int {
+	if rc := i.client.ReattachConfig(); rc != nil {
+		return rc.Pid
+	}
+	return 0
+}
+
+func levelName(l hclog.Logger) string {
+	switch {
+	case l.IsTrace():
+		return "trace"
+	case l.IsDebug():
+		return "debug"
+	case l.IsInfo():
+		return "info"
+	case l.IsWarn():
+		return "warn"
+	}
+	return "error"
+}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// OpenStream opens the session's ASR stream for appending, creating it and
+// its directory if needed. If the file ends in a torn tail, the tail is
+// saved and cut first, and the returned Repair (nil otherwise) says so; the
+// caller logs it and declares it.
+func (s *Store) OpenStream(id string) (*StreamWriter, *Repair, error) {
+	if _, err := s.sessionDir(id); err != nil {
+		return nil, nil, fmt.Errorf("open stream: %w", err)
+	}
+	return openLines(s.StreamPath(id))
+}
+
+// PluginStreamPath is sessions/<escaped id>/<escaped plugin>.asr.jsonl: the
+// ASR stream a plugin other than the session's primary mapper writes.
+func (s *Store) PluginStreamPath(id, plugin string) string {
+	return filepath.Join(s.SessionDir(id), EscapeID(plugin)+".asr.jsonl")
+}
+
+// OpenPluginStream opens a non-primary plugin's ASR stream for the session,
+// like OpenStream. The plugin name "stream" is refused: its file would be
+// the primary stream.
+func (s *Store) OpenPluginStream(id, plugin string) (*StreamWriter, *Repair, error) {
+	path := s.PluginStreamPath(id, plugin)
+	if path == s.StreamPath(id) {
+		return nil, nil, fmt.Errorf("open plugin stream: plugin name %q collides with the primary stream", plugin)
+	}
+	if _, err := s.sessionDir(id); err != nil {
+		return nil, nil, fmt.Errorf("open plugin stream: %w", err)
+	}
+	return openLines(path)
+}
+
+// OpenAEP opens the session's AEP event file for appending, one event per
+// line, with the same torn-tail repair as OpenStream.
+func (s *Store) OpenAEP(id string) (*StreamWriter, *Repair, error) {
+	path := s.AEPPath(id)
+	if err := MkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, nil, fmt.Errorf("open aep file: %w", err)
+	}
+	return openLines(path)
+}
+
+// ExistingRecords returns the committed lines of the session's stream (the
+// header line first), without their LFs, for rebuilding prior state. A torn
+// tail is not returned; a missing stream gives no lines and no error.
+func (s *Store) ExistingRecords(id string) ([][]byte, error) {
+	f, err := os.Open(s.StreamPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read stream: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var lines [][]byte
+	var cur []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		cur = append(cur, chunk...)
+		switch {
+		case err == nil:
+			lines = append(lines, cur[:len(cur)-1:len(cur)-1])
+			cur = nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return lines, nil // cur, if any, is the torn tail
+		default:
+			return nil, fmt.Errorf("read stream: %w", err)
+		}
+	}
+}
+
+// NextConnection returns how many connections observed the session before
+// this one and records this one, so the first call for a session returns 0.
+// The count lives in sessions/<id>/connections and is replaced atomically
+// (temporary file and rename). Calls are serialised within the process;
+// two processes recording the same session at once may both read the same
+// count.
+func (s *Store) NextConnection(id string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dir, err := s.sessionDir(id)
+	if err != nil {
+		return 0, fmt.Errorf("count connections: %w", err)
+	}
+	path := filepath.Join(dir, connectionsFile)
+	n := 0
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if n, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || n < 0 {
+			return 0, fmt.Errorf("count connections: %s: bad count %q", path, b)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return 0, fmt.Errorf("count connections: %w", err)
+	}
+	if err := writeFileAtomic(path, []byte(strconv.Itoa(n+1)+"\n")); err != nil {
+		return 0, fmt.Errorf("count connections: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Repair reports a torn tail cut from a JSONL file when it was reopened.
+type Repair struct {
+	// Path is the repaired file.
+	Path string
+	// Bytes is how many bytes followed the last LF.
+	Bytes int64
+	// Backup is the file that now holds those bytes
+	// (<path>.torn-<unix nanoseconds>, mode 0600).
+	Backup string
+}
+
+// StreamWriter appends lines to a JSONL file (an ASR stream or an AEP file).
+// Each line goes out in one write call with its LF, the commit mark. After a
+// failed write the writer refuses further lines, so a partial line can never
+// be glued to the next one. Methods are safe for concurrent use.
+type StreamWriter struct {
+	mu    sync.Mutex
+	f     *os.File
+	path  string
+	lines int
+	buf   []byte
+	err   error
+}
+
+// errClosed is the sticky error of a closed writer.
+var errClosed = errors.New("stream writer is closed")
+
+// openLines repairs path's torn tail, if any, and opens it for appending.
+func openLines(path string) (*StreamWriter, *Repair, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Chmod(FileMode); err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	lines, committed, size, err := scanLines(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	var rep *Repair
+	if committed < size {
+		if rep, err = cutTail(f, path, committed, size); err != nil {
+			return nil, nil, fmt.Errorf("repair %s: %w", path, err)
+		}
+	}
+	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, FileMode)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &StreamWriter{f: af, path: path, lines: lines}, rep, nil
+}
+
+// scanLines counts LFs and returns the offset just after the last one.
+func scanLines(f *os.File) (lines int, committed, size int64, err error) {
+	buf := make([]byte, 256<<10)
+	var off int64
+	for {
+		n, rerr := f.Read(buf)
+		chunk := buf[:n]
+		lines += bytes.Count(chunk, []byte{'\n'})
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			committed = off + int64(i) + 1
+		}
+		off += int64(n)
+		if errors.Is(rerr, io.EOF) {
+			return lines, committed, off, nil
+		}
+		if rerr != nil {
+			return 0, 0, 0, rerr
+		}
+	}
+}
+
+// cutTail copies bytes [committed, size) to a backup file, then truncates.
+// The backup is synced before the truncation, so a crash loses nothing.
+func cutTail(f *os.File, path string, committed, size int64) (*Repair, error) {
+	backup := path + ".torn-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	b, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(b, io.NewSectionReader(f, committed, size-committed))
+	if err == nil {
+		err = b.Chmod(FileMode)
+	}
+	if err == nil {
+		err = b.Sync()
+	}
+	if cerr := b.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.Truncate(committed)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Repair{Path: path, Bytes: size - committed, Backup: backup}, nil
+}
+
+// WriteLine appends line and an LF in one write. The line must be non-empty
+// and must not contain an LF.
+func (w *StreamWriter) WriteLine(line []byte) error {
+	if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("write %s: a line must be non-empty and hold no LF", w.path)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return fmt.Errorf("write %s: %w", w.path, w.err)
+	}
+	w.buf = append(append(w.buf[:0], line...), '\n')
+	_, err := w.f.Write(w.buf)
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil
+	}
+	if err != nil {
+		w.err = err
+		return fmt.Errorf("write %s: %w", w.path, err)
+	}
+	w.lines++
+	return nil
+}
+
+// Lines is the number of committed lines in the file, header included.
+func (w *StreamWriter) Lines() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lines
+}
+
+// Path is the file being written.
+func (w *StreamWriter) Path() string { return w.path }
+
+// Sync flushes the file to stable storage.
+func (w *StreamWriter) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	return w.f.Sync()
+}
+
+// Close closes the file; calling it again is a no-op.
+func (w *StreamWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if errors.Is(w.err, errClosed) {
+		return nil
+	}
+	w.err = errClosed
+	if err := w.f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", w.path, err)
+	}
+	return nil
+}

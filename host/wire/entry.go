@@ -1,0 +1,82 @@
+package wire
+
+import (
+	"errors"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// Format and Version identify a wire log in its header line.
+const (
+	Format  = "acptap-wire"
+	Version = 1
+)
+
+// Entry types after the header.
+const (
+	TypeFrame = "frame"
+	TypeGap   = "gap"
+)
+
+var (
+	// ErrTornTail reports bytes after the last LF: an entry whose write was
+	// interrupted. LF is the commit mark, so callers may ignore it.
+	ErrTornTail = errors.New("torn tail: bytes after the last LF")
+	// ErrClosed is returned by a Writer used after Close.
+	ErrClosed = errors.New("wire log writer is closed")
+)
+
+// Header is the first line of a wire log.
+type Header struct {
+	Connection string
+	StartedAt  time.Time
+	Agent      Agent
+}
+
+// Agent describes the agent process on the far side of the tee.
+type Agent struct {
+	Command []string `json:"command"`
+}
+
+// Entry is one frame or gap after the header.
+type Entry struct {
+	// Type is TypeFrame or TypeGap.
+	Type string
+	// Seq is dense from 1 in file order; the Writer assigns it.
+	Seq uint64
+	// At is the receipt time (informational); zero means not recorded.
+	At  time.Time
+	Dir sdk.Direction
+	// Line is the frame's bytes without LF (frames only). It may be invalid
+	// UTF-8; such lines are stored base64-encoded.
+	Line []byte
+	// NoLF marks a final line that ended without LF (frames only).
+	NoLF bool
+	// Gap describes a TypeGap entry.
+	Gap sdk.Gap
+}
+
+// headerJSON is the header line's shape; field order is the file's.
+type headerJSON struct {
+	Type       string `json:"type"`
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	Connection string `json:"connection"`
+	StartedAt  string `json:"startedAt,omitempty"`
+	Agent      Agent  `json:"agent"`
+}
+
+// entryJSON is what the reader decodes an entry line into.
+type entryJSON struct {
+	Type   string  `json:"type"`
+	Seq    uint64  `json:"seq"`
+	At     string  `json:"at"`
+	Dir    string  `json:"dir"`
+	Line   *string `json:"line"`
+	B64    *[]byte `json:"b64"`
+	NoLF   bool    `json:"nolf"`
+	Frames uint64  `json:"frames"`
+	Bytes  uint64  `json:"bytes"`
+	Reason string  `json:"reason"`
+}

@@ -1,0 +1,159 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// Reader streams the entries of a wire log. Lines may be arbitrarily long.
+type Reader struct {
+	f      *os.File
+	br     *bufio.Reader
+	buf    []byte
+	hdr    Header
+	lineNo int
+	seq    uint64
+	done   bool
+}
+
+// Open opens the wire log at path and reads its header line.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open wire log: %w", err)
+	}
+	r := &Reader{f: f, br: bufio.NewReaderSize(f, 64<<10)}
+	if err := r.readHeader(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open wire log %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Header returns the header read by Open.
+func (r *Reader) Header() Header { return r.hdr }
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// readLine returns the next LF-terminated line without its LF. It returns
+// io.EOF at a clean end and an ErrTornTail error for bytes without a final LF.
+// The slice is valid until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.buf = append(r.buf, chunk...)
+		switch {
+		case err == nil:
+			r.lineNo++
+			return r.buf[:len(r.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(r.buf) == 0 {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("line %d: %w (%d bytes)", r.lineNo+1, ErrTornTail, len(r.buf))
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (r *Reader) readHeader() error {
+	line, err := r.readLine()
+	if errors.Is(err, io.EOF) {
+		return errors.New("no header line")
+	}
+	if err != nil {
+		return fmt.Errorf("header: %w", err)
+	}
+	var h headerJSON
+	if err := json.Unmarshal(line, &h); err != nil {
+		return fmt.Errorf("header: %w", err)
+	}
+	if h.Type != "header" || h.Format != Format {
+		return fmt.Errorf("header: not an %s header (type %q, format %q)", Format, h.Type, h.Format)
+	}
+	if h.Version != Version {
+		return fmt.Errorf("header: unsupported version %d (this build reads %d)", h.Version, Version)
+	}
+	r.hdr = Header{Connection: h.Connection, Agent: h.Agent}
+	if h.StartedAt != "" {
+		if r.hdr.StartedAt, err = time.Parse(time.RFC3339Nano, h.StartedAt); err != nil {
+			return fmt.Errorf("header: startedAt: %w", err)
+		}
+	}
+	return nil
+}
+
+// Next returns the next entry, io.EOF after the last one, or an error
+// wrapping ErrTornTail when the file ends in an uncommitted line (after
+// which Next returns io.EOF). Entries must be dense in seq.
+func (r *Reader) Next() (Entry, error) {
+	if r.done {
+		return Entry{}, io.EOF
+	}
+	line, err := r.readLine()
+	if err != nil {
+		r.done = true
+		return Entry{}, err
+	}
+	e, err := decodeEntry(line)
+	if err != nil {
+		return Entry{}, fmt.Errorf("wire log line %d: %w", r.lineNo, err)
+	}
+	if e.Seq != r.seq+1 {
+		return Entry{}, fmt.Errorf("wire log line %d: seq %d, want %d", r.lineNo, e.Seq, r.seq+1)
+	}
+	r.seq = e.Seq
+	return e, nil
+}
+
+func decodeEntry(line []byte) (Entry, error) {
+	var j entryJSON
+	if err := json.Unmarshal(line, &j); err != nil {
+		return Entry{}, err
+	}
+	e := Entry{Type: j.Type, Seq: j.Seq, NoLF: j.NoLF}
+	var ok bool
+	if e.Dir, ok = sdk.ParseDirection(j.Dir); !ok {
+		return Entry{}, fmt.Errorf("invalid dir %q", j.Dir)
+	}
+	if j.At != "" {
+		t, err := time.Parse(time.RFC3339Nano, j.At)
+		if err != nil {
+			return Entry{}, fmt.Errorf("at: %w", err)
+		}
+		e.At = t
+	}
+	switch j.Type {
+	case TypeFrame:
+		switch {
+		case j.Line != nil && j.B64 != nil:
+			return Entry{}, errors.New("frame has both line and b64")
+		case j.Line != nil:
+			e.Line = []byte(*j.Line)
+		case j.B64 != nil:
+			e.Line = *j.B64
+		default:
+			return Entry{}, errors.New("frame has neither line nor b64")
+		}
+		if e.Line == nil {
+			e.Line = []byte{}
+		}
+	case TypeGap:
+		e.Gap = sdk.Gap{Frames: j.Frames, Bytes: j.Bytes, Reason: j.Reason}
+	default:
+		return Entry{}, fmt.Errorf("unknown entry type %q", j.Type)
+	}
+	return e, nil
+}

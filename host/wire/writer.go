@@ -1,0 +1,163 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// Permissions of wire logs and the directories Create makes for them.
+const (
+	FileMode fs.FileMode = 0o600
+	DirMode  fs.FileMode = 0o700
+)
+
+// maxKeptBuffer caps the encode buffer kept between Appends, so one huge line
+// does not pin its memory for the life of the connection.
+const maxKeptBuffer = 4 << 20
+
+// Writer appends entries to a wire log. It buffers; the caller calls Flush
+// once per batch. All methods are safe for concurrent use.
+type Writer struct {
+	mu     sync.Mutex
+	f      *os.File
+	bw     *bufio.Writer
+	buf    []byte
+	seq    uint64
+	closed bool
+}
+
+// Create makes a new wire log at path (mode 0600, never overwriting an
+// existing file), creating missing parent directories with mode 0700, and
+// writes the header line.
+func Create(path string, hdr Header) (*Writer, error) {
+	if err := mkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("create wire log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("create wire log: %w", err)
+	}
+	if err := f.Chmod(FileMode); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create wire log: %w", err)
+	}
+	h := headerJSON{Type: "header", Format: Format, Version: Version,
+		Connection: hdr.Connection, Agent: hdr.Agent}
+	if h.Agent.Command == nil {
+		h.Agent.Command = []string{}
+	}
+	if !hdr.StartedAt.IsZero() {
+		h.StartedAt = hdr.StartedAt.UTC().Format(time.RFC3339Nano)
+	}
+	line, err := json.Marshal(h)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create wire log: encode header: %w", err)
+	}
+	w := &Writer{f: f, bw: bufio.NewWriterSize(f, 64<<10)}
+	w.bw.Write(line)
+	if err := w.bw.WriteByte('\n'); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create wire log: %w", err)
+	}
+	return w, nil
+}
+
+// Append writes e with the next sequence number and returns it. A non-zero
+// e.Seq must equal that number (a cross-check for callers that count too).
+// Client-to-agent lines are scrubbed (see Scrub) before they are encoded;
+// the caller's bytes are not modified.
+func (w *Writer) Append(e Entry) (uint64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, ErrClosed
+	}
+	next := w.seq + 1
+	if e.Seq != 0 && e.Seq != next {
+		return 0, fmt.Errorf("append: entry seq %d, want %d", e.Seq, next)
+	}
+	e.Seq = next
+	if e.Type == TypeFrame && e.Dir == sdk.C2A {
+		e.Line, _ = Scrub(e.Line)
+	}
+	buf, err := appendEntry(w.buf[:0], &e)
+	if err != nil {
+		return 0, fmt.Errorf("append: %w", err)
+	}
+	_, err = w.bw.Write(buf)
+	if cap(buf) > maxKeptBuffer {
+		buf = nil
+	}
+	w.buf = buf
+	if err != nil {
+		return 0, fmt.Errorf("append: %w", err)
+	}
+	w.seq = next
+	return next, nil
+}
+
+// Flush writes buffered entries to the file (without fsync).
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("flush wire log: %w", err)
+	}
+	return nil
+}
+
+// Close flushes, syncs and closes the file. Calling it again is a no-op.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	err := w.bw.Flush()
+	if err == nil {
+		err = w.f.Sync()
+	}
+	err = errors.Join(err, w.f.Close())
+	if err != nil {
+		return fmt.Errorf("close wire log: %w", err)
+	}
+	return nil
+}
+
+// mkdirPrivate creates dir and its missing parents with mode 0700, chmodding
+// each directory it creates so the umask cannot widen or narrow it. Existing
+// directories are left alone.
+func mkdirPrivate(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirPrivate(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, DirMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil // created concurrently by someone else: not ours to chmod
+		}
+		return err
+	}
+	return os.Chmod(dir, DirMode)
+}
