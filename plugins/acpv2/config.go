@@ -1,0 +1,58 @@
+package acpv2
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Config is the plugin's configuration section (JSON; empty means defaults).
+//
+//	{"agentName": "com.example.agent",    // reverse-DNS name for agent.name (ASR-703), wins over the registry
+//	 "registry": {"agents": [{"id": "…", "name": "…"}]},  // replaces the embedded registry
+//	 "humanPrompts": true}                 // the client relays a person's input: prompts get author "human" (ASR-713)
+type Config struct {
+	AgentName    string    `json:"agentName,omitempty"`
+	Registry     *Registry `json:"registry,omitempty"`
+	HumanPrompts bool      `json:"humanPrompts,omitempty"`
+}
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("acpv2: bad config")
+
+var reverseDNS = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)+$`)
+
+// parseConfig decodes and validates raw; unknown members are errors, so a
+// misspelt option is not silently ignored.
+func parseConfig(raw []byte) (Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(raw)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	if c.AgentName != "" && !reverseDNS.MatchString(c.AgentName) {
+		return Config{}, fmt.Errorf("%w: agentName %q is not a reverse-DNS name", ErrConfig, c.AgentName)
+	}
+	if c.Registry == nil {
+		r := loadDefaultRegistry()
+		c.Registry = &r
+	}
+	return c, nil
+}
+
+// agentName resolves agent.name for info.name (ASR-703): the configured
+// name, else the registry's, else the reserved fallback.
+func (c Config) agentName(infoName string) string {
+	if c.AgentName != "" {
+		return c.AgentName
+	}
+	if id, ok := c.Registry.lookup(infoName); ok {
+		return id
+	}
+	return fallbackName(infoName)
+}

@@ -1,0 +1,179 @@
+package acpv2
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// errFinished is returned when Map or Finish is called after Finish.
+var errFinished = errors.New("acpv2: session already finished")
+
+// conn maps one connection: it owns the pending requests and the ASR
+// streams of the ACP sessions seen on it, and collects outputs in order.
+type conn struct {
+	cfg     Config
+	wire    string
+	prior   map[string]sdk.PriorSession
+	streams map[string]*stream
+	list    []*stream // creation order, for deterministic iteration
+	pending map[pendingKey]*pending
+	elicit  map[string]*stream // URL-mode elicitationId → stream
+	agent   *agentInfo
+	gap     bool // a capture gap was seen on this connection
+	ord     uint64
+	cur     *sdk.Frame
+	out     []sdk.Output
+	done    bool
+}
+
+type agentInfo struct {
+	name, version string
+	seq           uint64
+}
+
+// pendingKey joins a response to its request: the request's seq (the host's
+// ReplyTo) and its id, since the elements of a batch share a seq.
+type pendingKey struct {
+	seq uint64
+	id  string
+}
+
+// pending is a request waiting for its response.
+type pending struct {
+	method string
+	seq    uint64
+	at     time.Time
+	ord    uint64
+	id     json.RawMessage
+	s      *stream // the session's stream, when it has one
+	roots  []string
+	parent string            // session/fork: the source session
+	prompt []json.RawMessage // session/prompt: the prompt's blocks
+	ent    *entity           // permission and elicitation entities
+}
+
+func newConn(cfg Config, req sdk.StartRequest) *conn {
+	c := &conn{
+		cfg:     cfg,
+		wire:    req.WireLog,
+		prior:   map[string]sdk.PriorSession{},
+		streams: map[string]*stream{},
+		pending: map[pendingKey]*pending{},
+		elicit:  map[string]*stream{},
+	}
+	for _, p := range req.Prior {
+		c.prior[p.SessionID] = p
+	}
+	return c
+}
+
+// Map maps frames in order and returns the outputs they produced.
+func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.done {
+		return nil, errFinished
+	}
+	for i := range frames {
+		c.safely(func() { c.frame(&frames[i]) })
+	}
+	return c.take(), nil
+}
+
+// Finish writes every entity still open ("when the recorder stops", ASR-705).
+func (c *conn) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.done {
+		return nil, errFinished
+	}
+	c.done = true
+	c.cur = nil
+	for _, s := range c.list {
+		c.safely(s.flush)
+	}
+	return c.take(), nil
+}
+
+func (c *conn) take() []sdk.Output {
+	out := c.out
+	c.out = nil
+	return out
+}
+
+// safely turns a panic (a mapper bug) into an error diagnostic, so that one
+// bad frame cannot take the plugin down.
+func (c *conn) safely(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.diag(sdk.SeverityError, "", summaryInternal, fmt.Sprint(r))
+		}
+	}()
+	fn()
+}
+
+const summaryInternal = "internal error while mapping"
+
+func (c *conn) frame(f *sdk.Frame) {
+	c.ord++
+	c.cur = f
+	switch f.Kind {
+	case sdk.KindGap:
+		c.gapFrame(f)
+		return
+	case sdk.KindLine:
+	default:
+		c.diag(sdk.SeverityWarning, "", "unknown frame kind", fmt.Sprintf("kind %d", f.Kind))
+		return
+	}
+	data := f.Data
+	if !utf8.Valid(data) {
+		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	m, err := parseRPC(data)
+	if err != nil {
+		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())
+		return
+	}
+	switch m.kind {
+	case rpcRequest, rpcNotification:
+		c.call(f, m)
+	default:
+		c.reply(f, m)
+	}
+}
+
+// gapFrame declares the loss in every open stream; streams first seen later
+// without their opening carry it in the header.
+func (c *conn) gapFrame(f *sdk.Frame) {
+	c.gap = true
+	c.diag(sdk.SeverityWarning, "", "capture gap",
+		fmt.Sprintf("%d frames (%d bytes) not observed: %s", f.Gap.Frames, f.Gap.Bytes, f.Gap.Reason))
+	for _, s := range c.list {
+		s.declare([]string{lossCaptureGap}, f.At, false, []uint64{f.Seq})
+	}
+}
+
+// diag records a mapping problem against the current frame.
+func (c *conn) diag(sev sdk.Severity, session, summary, detail string) {
+	var seqs []uint64
+	if c.cur != nil {
+		seqs = []uint64{c.cur.Seq}
+	}
+	c.out = append(c.out, sdk.Diag(sev, session, summary, detail, seqs...))
+}
+
+// emit appends a data output.
+func (c *conn) emit(kind sdk.OutputKind, session string, line []byte, seqs []uint64) {
+	c.out = append(c.out, sdk.Output{Kind: kind, Session: session, JSON: line, FrameSeqs: append([]uint64(nil), seqs...)})
+}

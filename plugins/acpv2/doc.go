@@ -1,0 +1,12 @@
+// Package acpv2 maps ACP v2 traffic (schema 2.0.0-alpha.9) to ASR streams,
+// one per ACP session, as the mapping seed (ASR-700…735) prescribes. It is
+// a deterministic function of the start request and the frames: entities
+// are folded by ACP's patch rule and written when final, and every record
+// points back at its wire frames. Mapping problems are diagnostics, never
+// errors; updates it cannot map are kept as audit-only records.
+//
+// Loss categories it declares beyond the seed's: "_org.acptap/capture_gap"
+// (frames of the connection were not observed; a declaration in every
+// stream open at the gap, and in the header of a stream first seen after
+// one).
+package acpv2

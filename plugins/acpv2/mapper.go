@@ -1,0 +1,47 @@
+package acpv2
+
+import (
+	"context"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+const (
+	// Name is the plugin's name.
+	Name = "acpv2"
+	// Version is the plugin's version, written as producer.version and
+	// producer.plugin.version.
+	Version = "0.1.0"
+	// Input is the protocol revision the plugin maps.
+	Input = "acp/2@2.0.0-alpha.9"
+	// SourceFormatVersion is the ACP schema revision (ASR-700).
+	SourceFormatVersion = "2.0.0-alpha.9"
+)
+
+type mapper struct{}
+
+var _ sdk.Mapper = mapper{}
+
+// New returns the ACP v2 → ASR mapper.
+func New() sdk.Mapper { return mapper{} }
+
+// Info describes the plugin.
+func (mapper) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{
+		Name:         Name,
+		Version:      Version,
+		Description:  "ACP v2 (schema 2.0.0-alpha.9) → ASR streams, one per ACP session",
+		Inputs:       []string{Input},
+		Outputs:      []string{"asr"},
+		Capabilities: []string{"record"},
+	}, nil
+}
+
+// Start opens the mapping of one connection. Only a bad Config is an error.
+func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
+	cfg, err := parseConfig(req.Config)
+	if err != nil {
+		return nil, err
+	}
+	return newConn(cfg, req), nil
+}

@@ -1,0 +1,173 @@
+package acpv2
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// message folds user_message, agent_message and agent_thought upserts and
+// their chunks by messageId (ASR-704), and a prompt (ASR-713).
+type message struct {
+	id, role, origin, author string
+	content                  blocks
+	contentSeen              bool // a content update or chunk arrived
+	fromPrompt               bool // content is the prompt's, not yet the agent's echo
+	chunked                  bool // content holds chunks since its last whole update
+	thought                  []byte
+	hasThought, thoughtChunk bool
+	droppedThought           bool // non-text thought content (loss "reasoning")
+	meta                     meta
+}
+
+func (m *message) parts(*stream) []part {
+	content := []json.RawMessage{}
+	if m.hasThought {
+		content = append(content, textPart("reasoning", string(m.thought)))
+	}
+	content = append(content, m.content.list()...)
+	asm := asr.AssemblyFolded
+	if m.chunked || m.thoughtChunk {
+		asm = asr.AssemblyChunks
+	}
+	rec := &asr.Message{
+		Envelope:   asr.Envelope{Type: asr.TypeMessage},
+		MessageID:  m.id,
+		Role:       m.role,
+		Origin:     m.origin,
+		Author:     m.author,
+		Content:    content,
+		Provenance: asr.Provenance{Assembly: asm, Meta: m.meta.out()},
+	}
+	var lossy []string
+	if m.droppedThought {
+		lossy = []string{lossReasoning}
+	}
+	return []part{{key: asr.TypeMessage, rec: rec, lossy: lossy}}
+}
+
+// messageUpdate maps the six message kinds; false means the update was
+// malformed (the caller keeps it as an audit record).
+func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
+	id, st := u.str("messageId")
+	if st != valid {
+		s.c.diag(sdk.SeverityWarning, s.id, kind+": messageId missing or not a string", "kept as an audit record")
+		return false
+	}
+	role := "assistant"
+	if strings.HasPrefix(kind, "user_") {
+		role = "user"
+	}
+	thought := strings.HasPrefix(kind, "agent_thought")
+	chunk := strings.HasSuffix(kind, "_chunk")
+	var block json.RawMessage
+	var items []json.RawMessage
+	contentSt := missing
+	if chunk {
+		var ok bool
+		if block, ok = u["content"]; !ok || !isObject(block) {
+			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
+			return false
+		}
+	} else {
+		items, contentSt = u.array("content")
+		if contentSt == invalid {
+			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not an array", "kept as an audit record")
+			return false
+		}
+		items = s.objectsOnly(kind, items)
+	}
+	e := s.entity(asr.TypeMessage, id, true, f, func() body { return &message{id: id, role: role} })
+	m := e.b.(*message)
+	if m.role != role {
+		s.c.diag(sdk.SeverityWarning, s.id, "messageId used for both user and assistant content", "the role first seen is kept")
+	}
+	switch {
+	case thought && chunk:
+		m.addThought(block)
+		m.thoughtChunk = true
+	case thought && contentSt != missing:
+		m.thought, m.hasThought, m.thoughtChunk = nil, false, false
+		for _, b := range items {
+			m.addThought(b)
+		}
+	case chunk:
+		m.agentContent()
+		m.content.chunk(block)
+		m.chunked = true
+	case contentSt != missing: // a whole update; null and [] clear
+		m.agentContent()
+		m.content.set(items)
+		m.chunked = false
+	}
+	if !chunk {
+		m.meta.fold(s, u)
+	}
+	return true
+}
+
+// agentContent notes that the agent sent content: it replaces a prompt's
+// content instead of being appended to it.
+func (m *message) agentContent() {
+	if m.fromPrompt {
+		m.content.set(nil)
+		m.fromPrompt = false
+	}
+	m.contentSeen = true
+}
+
+// addThought appends a thought block's text; other blocks are dropped and
+// declared as the "reasoning" loss.
+func (m *message) addThought(b json.RawMessage) {
+	o, _ := parseObj(b)
+	if typ, _ := o.str("type"); typ == "text" {
+		if t, st := o.str("text"); st == valid {
+			m.thought = append(m.thought, t...)
+			m.hasThought = true
+			return
+		}
+	}
+	m.droppedThought = true
+}
+
+// prompt joins a session/prompt request to the messageId its response
+// gives (ASR-713): a user message with origin "prompt". The prompt's blocks
+// are its content unless the agent's echo (user_message) already gave some.
+func (s *stream) prompt(f *sdk.Frame, p *pending, id string) {
+	e := s.entity(asr.TypeMessage, id, true, f, func() body { return &message{id: id, role: "user"} })
+	s.backdate(e, p.ord, p.at)
+	e.frames = insertSeq(e.frames, p.seq)
+	m := e.b.(*message)
+	if m.role != "user" {
+		s.c.diag(sdk.SeverityWarning, s.id, "prompt messageId names an assistant message", "the role first seen is kept")
+	}
+	m.origin = "prompt"
+	if s.c.cfg.HumanPrompts {
+		m.author = "human"
+	}
+	if !m.contentSeen {
+		m.content.set(p.prompt)
+		m.fromPrompt = true
+	}
+}
+
+// objectsOnly drops array items that are not JSON objects, with a diagnostic.
+func (s *stream) objectsOnly(what string, items []json.RawMessage) []json.RawMessage {
+	out := items[:0:0]
+	for _, x := range items {
+		if isObject(x) {
+			out = append(out, x)
+		}
+	}
+	if len(out) != len(items) {
+		s.c.diag(sdk.SeverityWarning, s.id, what+": items that are not objects dropped", "")
+	}
+	return out
+}
+
+func isObject(x json.RawMessage) bool {
+	_, ok := parseObj(x)
+	return ok
+}
