@@ -190,14 +190,14 @@ func RunConn(ctx context.Context, r io.Reader, w io.Writer, opts Options) (Summa
 }
 
 type client struct {
-	opts     Options
-	conn     *conn
-	handlers sync.WaitGroup // answers to the agent's requests still being written
+	opts Options
+	conn *conn
 
-	mu      sync.Mutex
-	sum     Summary
-	idle    chan string // set while waiting for the end of a turn
-	session string
+	mu       sync.Mutex
+	handlers []chan struct{} // closed when the answer to an agent request is written
+	sum      Summary
+	idle     chan string // set while waiting for the end of a turn
+	session  string
 }
 
 func (cl *client) summary() Summary {
@@ -301,11 +301,16 @@ func (cl *client) script(ctx context.Context) error {
 // waitHandlers waits until the answers to the agent's requests are written,
 // or ctx ends.
 func (cl *client) waitHandlers(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { cl.handlers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
+	cl.mu.Lock()
+	pending := cl.handlers
+	cl.handlers = nil
+	cl.mu.Unlock()
+	for _, h := range pending {
+		select {
+		case <-h:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -358,9 +363,12 @@ func (cl *client) handleMessage(m map[string]json.RawMessage) {
 		// Answered from its own goroutine, so the read loop never waits on
 		// a write to an agent that is busy writing too.
 		params := m["params"]
-		cl.handlers.Add(1)
+		handled := make(chan struct{})
+		cl.mu.Lock()
+		cl.handlers = append(cl.handlers, handled)
+		cl.mu.Unlock()
 		go func() {
-			defer cl.handlers.Done()
+			defer close(handled)
 			result, rerr := cl.handleRequest(method, params)
 			if rerr != nil {
 				_ = cl.conn.replyError(id, *rerr)
