@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"bytes"
 	"time"
 
 	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
@@ -28,6 +29,10 @@ func toProtoFrames(frames []Frame) []*pb.Frame {
 			base.AtUnixNano = f.At.UnixNano()
 		}
 		data := f.Data
+		if f.Session != nil {
+			base.SessionId, base.SessionConnections = f.Session.ID, uint32(f.Session.Connections)
+			data = joinLines(f.Session.Prior)
+		}
 		part := uint32(0)
 		for {
 			n := len(data)
@@ -55,6 +60,43 @@ func copyFrame(dst, src *pb.Frame) {
 	dst.BatchIndex, dst.BatchSize = src.BatchIndex, src.BatchSize
 	dst.ReplyToSeq, dst.ReplyToMethod = src.ReplyToSeq, src.ReplyToMethod
 	dst.GapFrames, dst.GapBytes, dst.GapReason = src.GapFrames, src.GapBytes, src.GapReason
+	dst.SessionId, dst.SessionConnections = src.SessionId, src.SessionConnections
+}
+
+func joinLines(lines [][]byte) []byte {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	out := make([]byte, 0, n)
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}
+
+func splitLines(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			out = append(out, data)
+			break
+		}
+		out = append(out, data[:i])
+		data = data[i+1:]
+	}
+	return out
+}
+
+// finishFrame turns a session frame's data back into its info.
+func finishFrame(f Frame) Frame {
+	if f.Kind == KindSession {
+		f.Session = &SessionInfo{ID: f.sessionID, Connections: f.sessionConns, Prior: splitLines(f.Data)}
+		f.Data = nil
+	}
+	f.sessionID, f.sessionConns = "", 0
+	return f
 }
 
 // frameAssembler joins frame parts back into whole frames. Parts of one
@@ -69,7 +111,7 @@ func (a *frameAssembler) add(m *pb.Frame, out []Frame) []Frame {
 		if m.More {
 			return out
 		}
-		out = append(out, *a.pending)
+		out = append(out, finishFrame(*a.pending))
 		a.pending = nil
 		return out
 	}
@@ -83,6 +125,8 @@ func (a *frameAssembler) add(m *pb.Frame, out []Frame) []Frame {
 		ReplyTo:       m.ReplyToSeq,
 		ReplyToMethod: m.ReplyToMethod,
 		Gap:           Gap{Frames: m.GapFrames, Bytes: m.GapBytes, Reason: m.GapReason},
+		sessionID:     m.SessionId,
+		sessionConns:  int(m.SessionConnections),
 	}
 	if m.AtUnixNano != 0 {
 		f.At = time.Unix(0, m.AtUnixNano).UTC()
@@ -92,7 +136,7 @@ func (a *frameAssembler) add(m *pb.Frame, out []Frame) []Frame {
 		a.pending = &f
 		return out
 	}
-	return append(out, f)
+	return append(out, finishFrame(f))
 }
 
 // toProtoOutputs splits outputs into responses of at most responseBudget

@@ -63,6 +63,11 @@ func (b *FrameBuilder) Line(out []Frame, seq uint64, dir Direction, at time.Time
 	return append(out, f)
 }
 
+// Session appends a session frame.
+func (b *FrameBuilder) Session(out []Frame, seq uint64, dir Direction, at time.Time, info SessionInfo) []Frame {
+	return append(out, Frame{Kind: KindSession, Seq: seq, Dir: dir, At: at, Session: &info})
+}
+
 // Gap appends a gap frame.
 func (b *FrameBuilder) Gap(out []Frame, seq uint64, dir Direction, at time.Time, g Gap) []Frame {
 	return append(out, Frame{Kind: KindGap, Seq: seq, Dir: dir, At: at, Gap: g})

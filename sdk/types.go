@@ -42,6 +42,9 @@ const (
 	KindLine FrameKind = 1
 	// KindGap stands for frames the host could not observe.
 	KindGap FrameKind = 2
+	// KindSession tells the mapper, before the first frame that names a
+	// session on this connection, what the store already knows of it.
+	KindSession FrameKind = 3
 )
 
 // Frame is one observed line (or one element of a JSON-RPC batch line), or a
@@ -66,6 +69,26 @@ type Frame struct {
 	ReplyToMethod string
 	// Gap describes a KindGap frame.
 	Gap Gap
+	// Session describes a KindSession frame.
+	Session *SessionInfo
+
+	// Carried between frame parts on the wire.
+	sessionID    string
+	sessionConns int
+}
+
+// SessionInfo is what the host knows of a session when this connection
+// first names it. The host records it in the wire log, so a rebuild sees
+// the same values.
+type SessionInfo struct {
+	ID string
+	// Connections counts the earlier connections that observed the session
+	// (0 for a session this connection created). It is the <n> of derived
+	// IDs (ASR-716) and the AEP epoch.
+	Connections int
+	// Prior holds the session's primary ASR stream as already written
+	// (header first), one line per element, without LFs; empty when none.
+	Prior [][]byte
 }
 
 // Gap is a run of frames that were not observed.

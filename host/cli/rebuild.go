@@ -65,7 +65,7 @@ func runRebuild(env *Env, args []string) int {
 			WirePath: path, Connection: hdr.Connection, Agent: hdr.Agent.Command, Mode: sdk.ModeRebuild,
 			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger,
+			Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
 			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 		})
 		if err := p.Rebuild(context.Background()); err != nil {

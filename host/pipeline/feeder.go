@@ -179,6 +179,8 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		switch e.Type {
 		case wire.TypeGap:
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
+		case wire.TypeSession:
+			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(e.Session))
 		default:
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}

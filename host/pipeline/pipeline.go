@@ -41,11 +41,14 @@ type Options struct {
 	Configs         map[string][]byte
 	Launch          Launcher
 	Sink            Sink
-	Logger          hclog.Logger
-	BatchFrames     int
-	FeederDepth     int
-	MaxRestarts     int
-	StallTimeout    time.Duration
+	// Sessions answers what the store knows of a session (live mode), and
+	// gives prior stream lines (both modes). Nil: nothing is known.
+	Sessions     SessionStore
+	Logger       hclog.Logger
+	BatchFrames  int
+	FeederDepth  int
+	MaxRestarts  int
+	StallTimeout time.Duration
 	// Now is the clock for the wire-log header (tests pin it).
 	Now func() time.Time
 }
@@ -56,6 +59,7 @@ type Stats struct {
 	Restarts                    uint64
 	Revision                    string
 	Plugins                     []string
+	Sessions                    []string
 }
 
 // Pipeline is capture → router → feeders → sink for one connection.
@@ -75,6 +79,7 @@ type Pipeline struct {
 	wireSeq uint64
 	feeders []*feeder
 	det     *revisionDetector
+	tracker *sessionTracker
 
 	captureDone chan struct{}
 	wg          sync.WaitGroup
@@ -100,6 +105,7 @@ func New(opts Options) *Pipeline {
 		log: opts.Logger, opts: opts, wirePath: opts.WirePath, batchFrames: opts.BatchFrames,
 		maxRestarts: opts.MaxRestarts, stallTimeout: opts.StallTimeout, sink: opts.Sink, launch: opts.Launch,
 		det:         newRevisionDetector(opts.SchemaRevision, opts.DefaultRevision),
+		tracker:     newSessionTracker(),
 		captureDone: make(chan struct{}), finishReason: "agent exited",
 	}
 }
@@ -238,6 +244,11 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == wire.TypeFrame {
+		for _, id := range p.tracker.scan(e.Line) {
+			batch = p.appendSession(batch, id, e)
+		}
+	}
 	seq, err := p.wire.Append(e)
 	if err != nil {
 		p.log.Error("wire log append failed; frame not captured", "error", err)
@@ -248,6 +259,30 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
 		p.attach(ctx)
 	}
+	return append(batch, e)
+}
+
+// appendSession records what the store knows of a session the connection
+// names for the first time, before the frame that names it. Called with
+// p.mu held.
+func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) []wire.Entry {
+	s := wire.Session{ID: id}
+	if p.opts.Sessions != nil {
+		conns, lines, err := p.opts.Sessions.Observe(id)
+		if err != nil {
+			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
+		}
+		s.Connections, s.PriorLines = conns, lines
+	}
+	e := wire.Entry{Type: wire.TypeSession, At: at.At, Dir: at.Dir, Session: s}
+	seq, err := p.wire.Append(e)
+	if err != nil {
+		p.log.Error("wire log append failed; session entry not captured", "session", id, "error", err)
+		return batch
+	}
+	e.Seq = seq
+	p.wireSeq = seq
+	p.stats.Sessions = append(p.stats.Sessions, id)
 	return append(batch, e)
 }
 
@@ -302,6 +337,13 @@ func (p *Pipeline) Wait() (Stats, error) {
 }
 
 func (p *Pipeline) count(e wire.Entry) {
+	if e.Type == wire.TypeSession {
+		p.stats.Sessions = append(p.stats.Sessions, e.Session.ID)
+		if c, ok := p.sink.(interface{ Continue(string, int) }); ok && e.Session.PriorLines > 0 {
+			c.Continue(e.Session.ID, e.Session.PriorLines)
+		}
+		return
+	}
 	if e.Type == wire.TypeGap {
 		p.stats.GapFrames += e.Gap.Frames
 		p.stats.GapBytes += e.Gap.Bytes

@@ -46,6 +46,19 @@ type StoreSink struct {
 	gaveUp  bool
 	moved   []string
 	paths   []string
+	cont    map[string]int
+}
+
+// Continue says that the session's primary stream already had n lines
+// when the connection being rebuilt started: a rebuild continues those
+// lines instead of replacing them.
+func (s *StoreSink) Continue(session string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cont == nil {
+		s.cont = map[string]int{}
+	}
+	s.cont[session] = n
 }
 
 var _ Sink = (*StoreSink)(nil)
@@ -70,8 +83,12 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 			path = s.st.PluginStreamPath(k.session, k.plugin)
 		}
 	}
+	keep := 0
+	if !k.aep && primary {
+		keep = s.cont[k.session]
+	}
 	if s.ReplaceExisting {
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 && !s.continues(path, keep) {
 			now := time.Now
 			if s.Now != nil {
 				now = s.Now
@@ -81,6 +98,11 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 				return nil, fmt.Errorf("move existing %s aside: %w", path, err)
 			}
 			s.moved = append(s.moved, backup)
+			if keep > 0 {
+				if err := copyLines(backup, path, keep); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	var (
@@ -105,6 +127,23 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 	s.writers[k] = w
 	s.paths = append(s.paths, w.Path())
 	return w, nil
+}
+
+// continues reports whether the file holds exactly keep lines, the prior
+// state a rebuilt connection continues.
+func (s *StoreSink) continues(path string, keep int) bool {
+	if keep == 0 {
+		return false
+	}
+	n, err := countLines(path)
+	if err != nil {
+		return false
+	}
+	if n < keep {
+		s.log.Warn("the stream has fewer lines than the rebuilt connection started with; continuing it", "file", path, "want", keep, "have", n)
+		return true
+	}
+	return n == keep
 }
 
 // Output implements Sink.

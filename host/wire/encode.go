@@ -87,7 +87,7 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		return dst, fmt.Errorf("entry %d: invalid direction %d", e.Seq, e.Dir)
 	}
 	switch e.Type {
-	case TypeFrame, TypeGap:
+	case TypeFrame, TypeGap, TypeSession:
 	default:
 		return dst, fmt.Errorf("entry %d: invalid type %q", e.Seq, e.Type)
 	}
@@ -103,6 +103,15 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 	dst = append(dst, `,"dir":"`...)
 	dst = append(dst, e.Dir.String()...)
 	dst = append(dst, '"')
+	if e.Type == TypeSession {
+		dst = append(dst, `,"sessionId":`...)
+		dst = appendString(dst, []byte(strings.ToValidUTF8(e.Session.ID, "\uFFFD")))
+		dst = append(dst, `,"connections":`...)
+		dst = strconv.AppendInt(dst, int64(e.Session.Connections), 10)
+		dst = append(dst, `,"priorLines":`...)
+		dst = strconv.AppendInt(dst, int64(e.Session.PriorLines), 10)
+		return append(dst, '}', '\n'), nil
+	}
 	if e.Type == TypeGap {
 		dst = append(dst, `,"frames":`...)
 		dst = strconv.AppendUint(dst, e.Gap.Frames, 10)

@@ -17,6 +17,9 @@ const (
 const (
 	TypeFrame = "frame"
 	TypeGap   = "gap"
+	// TypeSession records what the store knew of a session when this
+	// connection first named it (see sdk.SessionInfo).
+	TypeSession = "session"
 )
 
 var (
@@ -55,6 +58,17 @@ type Entry struct {
 	NoLF bool
 	// Gap describes a TypeGap entry.
 	Gap sdk.Gap
+	// Session describes a TypeSession entry.
+	Session Session
+}
+
+// Session is a TypeSession entry: the session's ID, how many connections
+// had observed it before this one, and how many lines its primary ASR
+// stream had then (header included).
+type Session struct {
+	ID          string
+	Connections int
+	PriorLines  int
 }
 
 // headerJSON is the header line's shape; field order is the file's.
@@ -79,4 +93,8 @@ type entryJSON struct {
 	Frames uint64  `json:"frames"`
 	Bytes  uint64  `json:"bytes"`
 	Reason string  `json:"reason"`
+
+	SessionID   string `json:"sessionId"`
+	Connections int    `json:"connections"`
+	PriorLines  int    `json:"priorLines"`
 }

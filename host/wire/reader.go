@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,6 +153,11 @@ func decodeEntry(line []byte) (Entry, error) {
 		}
 	case TypeGap:
 		e.Gap = sdk.Gap{Frames: j.Frames, Bytes: j.Bytes, Reason: j.Reason}
+	case TypeSession:
+		if j.SessionID == "" && !bytes.Contains(line, []byte(`"sessionId":""`)) {
+			return Entry{}, errors.New("session entry has no sessionId")
+		}
+		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines}
 	default:
 		return Entry{}, fmt.Errorf("unknown entry type %q", j.Type)
 	}

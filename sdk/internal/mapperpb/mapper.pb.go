@@ -85,6 +85,10 @@ const (
 	FrameKind_FRAME_KIND_UNSPECIFIED FrameKind = 0
 	FrameKind_FRAME_KIND_LINE        FrameKind = 1 // one line of the wire (without its LF)
 	FrameKind_FRAME_KIND_GAP         FrameKind = 2 // frames the host could not observe
+	// What the store knows of a session, sent before the first frame that
+	// names it on this connection: session_id, session_connections, and the
+	// session's primary ASR stream so far in data (JSON lines, each with LF).
+	FrameKind_FRAME_KIND_SESSION FrameKind = 3
 )
 
 // Enum value maps for FrameKind.
@@ -93,11 +97,13 @@ var (
 		0: "FRAME_KIND_UNSPECIFIED",
 		1: "FRAME_KIND_LINE",
 		2: "FRAME_KIND_GAP",
+		3: "FRAME_KIND_SESSION",
 	}
 	FrameKind_value = map[string]int32{
 		"FRAME_KIND_UNSPECIFIED": 0,
 		"FRAME_KIND_LINE":        1,
 		"FRAME_KIND_GAP":         2,
+		"FRAME_KIND_SESSION":     3,
 	}
 )
 
@@ -682,11 +688,14 @@ type Frame struct {
 	ReplyToSeq    uint64 `protobuf:"varint,10,opt,name=reply_to_seq,json=replyToSeq,proto3" json:"reply_to_seq,omitempty"`
 	ReplyToMethod string `protobuf:"bytes,11,opt,name=reply_to_method,json=replyToMethod,proto3" json:"reply_to_method,omitempty"`
 	// Gap frames: what was lost and why.
-	GapFrames     uint64 `protobuf:"varint,12,opt,name=gap_frames,json=gapFrames,proto3" json:"gap_frames,omitempty"`
-	GapBytes      uint64 `protobuf:"varint,13,opt,name=gap_bytes,json=gapBytes,proto3" json:"gap_bytes,omitempty"`
-	GapReason     string `protobuf:"bytes,14,opt,name=gap_reason,json=gapReason,proto3" json:"gap_reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	GapFrames uint64 `protobuf:"varint,12,opt,name=gap_frames,json=gapFrames,proto3" json:"gap_frames,omitempty"`
+	GapBytes  uint64 `protobuf:"varint,13,opt,name=gap_bytes,json=gapBytes,proto3" json:"gap_bytes,omitempty"`
+	GapReason string `protobuf:"bytes,14,opt,name=gap_reason,json=gapReason,proto3" json:"gap_reason,omitempty"`
+	// Session frames.
+	SessionId          string `protobuf:"bytes,15,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	SessionConnections uint32 `protobuf:"varint,16,opt,name=session_connections,json=sessionConnections,proto3" json:"session_connections,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Frame) Reset() {
@@ -815,6 +824,20 @@ func (x *Frame) GetGapReason() string {
 		return x.GapReason
 	}
 	return ""
+}
+
+func (x *Frame) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Frame) GetSessionConnections() uint32 {
+	if x != nil {
+		return x.SessionConnections
+	}
+	return 0
 }
 
 type Finish struct {
@@ -1271,7 +1294,7 @@ const file_mapper_proto_rawDesc = "" +
 	"\vconnections\x18\x02 \x01(\rR\vconnections\x12\x18\n" +
 	"\arecords\x18\x03 \x03(\fR\arecords\"8\n" +
 	"\x05Batch\x12/\n" +
-	"\x06frames\x18\x01 \x03(\v2\x17.acptap.mapper.v1.FrameR\x06frames\"\xbc\x03\n" +
+	"\x06frames\x18\x01 \x03(\v2\x17.acptap.mapper.v1.FrameR\x06frames\"\x8c\x04\n" +
 	"\x05Frame\x12/\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1b.acptap.mapper.v1.FrameKindR\x04kind\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12-\n" +
@@ -1293,7 +1316,10 @@ const file_mapper_proto_rawDesc = "" +
 	"gap_frames\x18\f \x01(\x04R\tgapFrames\x12\x1b\n" +
 	"\tgap_bytes\x18\r \x01(\x04R\bgapBytes\x12\x1d\n" +
 	"\n" +
-	"gap_reason\x18\x0e \x01(\tR\tgapReason\" \n" +
+	"gap_reason\x18\x0e \x01(\tR\tgapReason\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x0f \x01(\tR\tsessionId\x12/\n" +
+	"\x13session_connections\x18\x10 \x01(\rR\x12sessionConnections\" \n" +
 	"\x06Finish\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"U\n" +
 	"\vMapResponse\x122\n" +
@@ -1325,11 +1351,12 @@ const file_mapper_proto_rawDesc = "" +
 	"\tDirection\x12\x19\n" +
 	"\x15DIRECTION_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rDIRECTION_C2A\x10\x01\x12\x11\n" +
-	"\rDIRECTION_A2C\x10\x02*P\n" +
+	"\rDIRECTION_A2C\x10\x02*h\n" +
 	"\tFrameKind\x12\x1a\n" +
 	"\x16FRAME_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fFRAME_KIND_LINE\x10\x01\x12\x12\n" +
-	"\x0eFRAME_KIND_GAP\x10\x02*\xb3\x01\n" +
+	"\x0eFRAME_KIND_GAP\x10\x02\x12\x16\n" +
+	"\x12FRAME_KIND_SESSION\x10\x03*\xb3\x01\n" +
 	"\n" +
 	"OutputKind\x12\x1b\n" +
 	"\x17OUTPUT_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +

@@ -1,0 +1,146 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// SessionStore is what the pipeline asks the store about sessions.
+type SessionStore interface {
+	// Observe records that this connection observes the session, and
+	// returns how many connections observed it before and how many lines
+	// its primary ASR stream has now (header included).
+	Observe(id string) (connections, priorLines int, err error)
+	// Prior returns the first n lines of the session's primary ASR stream.
+	Prior(id string, n int) ([][]byte, error)
+}
+
+// StoreSessions is the SessionStore over a store.
+type StoreSessions struct{ St *store.Store }
+
+// Observe implements SessionStore.
+func (s StoreSessions) Observe(id string) (int, int, error) {
+	n, err := s.St.NextConnection(id)
+	if err != nil {
+		return 0, 0, err
+	}
+	lines, err := s.St.ExistingRecords(id)
+	return n, len(lines), err
+}
+
+// Prior implements SessionStore.
+func (s StoreSessions) Prior(id string, n int) ([][]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	lines, err := s.St.ExistingRecords(id)
+	if err != nil {
+		return nil, err
+	}
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return lines, nil
+}
+
+var sessionKey = []byte(`"sessionId"`)
+
+// sessionTracker finds the sessions a connection names: the top-level
+// params.sessionId of any message and the result.sessionId of any response
+// (session/new, session/fork). Other sessionId fields (session/list
+// entries, update payloads) do not make a session observed.
+type sessionTracker struct {
+	known map[string]bool
+}
+
+func newSessionTracker() *sessionTracker { return &sessionTracker{known: map[string]bool{}} }
+
+type sessionHead struct {
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+type sessionField struct {
+	SessionID *string `json:"sessionId"`
+}
+
+// scan returns the sessions the line names for the first time, in order.
+func (t *sessionTracker) scan(line []byte) []string {
+	n := bytes.Count(line, sessionKey)
+	if n == 0 {
+		return nil
+	}
+	if n == 1 {
+		if id, ok := quickID(line); ok && t.known[id] {
+			return nil
+		}
+	}
+	trim := bytes.TrimSpace(line)
+	var heads []sessionHead
+	if len(trim) > 0 && trim[0] == '[' {
+		if json.Unmarshal(trim, &heads) != nil {
+			return nil
+		}
+	} else {
+		var h sessionHead
+		if json.Unmarshal(trim, &h) != nil {
+			return nil
+		}
+		heads = []sessionHead{h}
+	}
+	var found []string
+	for _, h := range heads {
+		for _, raw := range []json.RawMessage{h.Params, h.Result} {
+			var f sessionField
+			if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &f) != nil || f.SessionID == nil {
+				continue
+			}
+			if id := *f.SessionID; !t.known[id] {
+				t.known[id] = true
+				found = append(found, id)
+			}
+		}
+	}
+	return found
+}
+
+// quickID reads the string after the line's only "sessionId": when it has
+// no escapes.
+func quickID(line []byte) (string, bool) {
+	i := bytes.Index(line, sessionKey)
+	rest := bytes.TrimLeft(line[i+len(sessionKey):], " \t")
+	if len(rest) == 0 || rest[0] != ':' {
+		return "", false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t")
+	if len(rest) == 0 || rest[0] != '"' {
+		return "", false
+	}
+	rest = rest[1:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
+}
+
+// sessionInfo builds what a plugin is told of a session.
+func (p *Pipeline) sessionInfo(s wire.Session) sdk.SessionInfo {
+	info := sdk.SessionInfo{ID: s.ID, Connections: s.Connections}
+	if s.PriorLines > 0 && p.opts.Sessions != nil {
+		prior, err := p.opts.Sessions.Prior(s.ID, s.PriorLines)
+		if err != nil {
+			p.log.Error("prior stream unreadable; the plugin maps the session as new", "session", s.ID, "error", err)
+		}
+		if len(prior) < s.PriorLines {
+			p.log.Warn("the stream has fewer lines than when the connection started", "session", s.ID,
+				"want", s.PriorLines, "have", len(prior))
+		}
+		info.Prior = prior
+	}
+	return info
+}

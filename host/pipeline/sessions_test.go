@@ -1,0 +1,30 @@
+package pipeline
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSessionTrackerFindsObservedSessions(t *testing.T) {
+	tr := newSessionTracker()
+	steps := []struct {
+		line string
+		want []string
+	}{
+		{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`, nil},
+		{`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`, []string{"s1"}},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{}}}`, nil},
+		{`{"jsonrpc":"2.0","id":2,"method":"session/resume","params":{"sessionId":"s0"}}`, []string{"s0"}},
+		{`{"jsonrpc":"2.0","id":3,"result":{"sessions":[{"sessionId":"listed"}]}}`, nil},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"child","update":{"sessionId":"s1"}}}`, []string{"child"}},
+		{`[{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"b1"}},{"jsonrpc":"2.0","method":"x","params":{"sessionId":"b2"}}]`, []string{"b1", "b2"}},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s\u0031x"}}`, []string{"s1x"}},
+		{`not json "sessionId":"zzz"`, nil},
+		{`{"params":{"sessionId":7}}`, nil},
+	}
+	for i, s := range steps {
+		if got := tr.scan([]byte(s.line)); !reflect.DeepEqual(got, s.want) {
+			t.Errorf("step %d %s: got %v, want %v", i, s.line, got, s.want)
+		}
+	}
+}
