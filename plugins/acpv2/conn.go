@@ -85,6 +85,7 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 	for i := range frames {
 		c.safely(func() { c.frame(&frames[i]) })
 	}
+	c.cur = nil // do not keep the caller's frames alive
 	return c.take(), nil
 }
 
@@ -130,6 +131,9 @@ func (c *conn) frame(f *sdk.Frame) {
 	case sdk.KindGap:
 		c.gapFrame(f)
 		return
+	case sdk.KindSession:
+		c.sessionFrame(f)
+		return
 	case sdk.KindLine:
 	default:
 		c.diag(sdk.SeverityWarning, "", "unknown frame kind", fmt.Sprintf("kind %d", f.Kind))
@@ -162,6 +166,22 @@ func (c *conn) gapFrame(f *sdk.Frame) {
 	for _, s := range c.list {
 		s.declare([]string{lossCaptureGap}, f.At, false, []uint64{f.Seq})
 	}
+}
+
+// sessionFrame takes what the store knows of a session this connection
+// names next (its connection number and its stream so far), as
+// StartRequest.Prior does for sessions known at the start.
+func (c *conn) sessionFrame(f *sdk.Frame) {
+	info := f.Session
+	if info == nil || info.ID == "" {
+		c.diag(sdk.SeverityWarning, "", "session frame without a session", "ignored")
+		return
+	}
+	if _, open := c.streams[info.ID]; open {
+		c.diag(sdk.SeverityWarning, info.ID, "session frame for a session already open", "ignored: the stream keeps its connection number and seqs")
+		return
+	}
+	c.prior[info.ID] = sdk.PriorSession{SessionID: info.ID, Connections: info.Connections, Records: info.Prior}
 }
 
 // diag records a mapping problem against the current frame.

@@ -31,7 +31,7 @@ func (el *elicitation) parts(*stream) []part {
 // elicitationAsked opens an input_request; it is written when the answer
 // arrives, at session/close, or when the recorder stops (ASR-705).
 func (c *conn) elicitationAsked(f *sdk.Frame, m rpcMsg) *pending {
-	sid, st := m.params.str("sessionId")
+	sid, st := m.params.id("sessionId")
 	if st != valid {
 		// Request-scoped: sent before a session exists, so it belongs to
 		// no observed session and is not recorded.

@@ -1,8 +1,8 @@
 package acpv2
 
 import (
-	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"slices"
 	"time"
 
@@ -43,9 +43,11 @@ type entity struct {
 	b        body
 }
 
+// writtenPart remembers a part's last record: its id, and a digest of the
+// record without seq, id, times and native, to tell a change from a repeat.
 type writtenPart struct {
 	id    string
-	canon []byte // the record without seq, id, times and native
+	canon [sha256.Size]byte
 }
 
 // entity returns the entity (kind, id), creating it with mk when new, and
@@ -107,19 +109,20 @@ func (s *stream) emitParts(e *entity) {
 	}
 	type todo struct {
 		p     part
-		canon []byte
+		canon [sha256.Size]byte
 		prev  string
 	}
 	var todos []todo
 	var cats []string
 	for _, p := range e.b.parts(s) {
-		canon, err := asr.Marshal(p.rec)
+		line, err := asr.Marshal(p.rec)
 		if err != nil {
 			s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
 			continue
 		}
+		canon := sha256.Sum256(line)
 		w, had := e.written[p.key]
-		if had && bytes.Equal(w.canon, canon) {
+		if had && w.canon == canon {
 			continue
 		}
 		todos = append(todos, todo{p, canon, w.id})

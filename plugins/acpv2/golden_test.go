@@ -5,7 +5,7 @@ import "testing"
 // TestGolden maps each fixture and compares every output (headers, records,
 // diagnostics, frame seqs) with its golden file.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"turn"} {
+	for _, name := range []string{"turn", "full"} {
 		t.Run(name, func(t *testing.T) {
 			golden(t, name, mapAll(t, startReq(""), loadFrames(t, name)))
 		})

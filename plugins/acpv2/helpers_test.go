@@ -37,6 +37,7 @@ func startReq(config string, prior ...sdk.PriorSession) sdk.StartRequest {
 //	a2c <wire line>                  an agent → client line, verbatim
 //	b64 <dir> <base64>               a line given in base64 (invalid UTF-8)
 //	gap <dir> <frames> <bytes> <reason…>
+//	session {"id":…,"connections":n,"prior":[<stream lines as JSON>]}
 func parseFrames(t testing.TB, text string) []sdk.Frame {
 	t.Helper()
 	b := sdk.NewFrameBuilder()
@@ -73,6 +74,20 @@ func parseFrames(t testing.TB, text string) []sdk.Frame {
 			n, _ := strconv.ParseUint(f[1], 10, 64)
 			by, _ := strconv.ParseUint(f[2], 10, 64)
 			out = b.Gap(out, seq, dir, at, sdk.Gap{Frames: n, Bytes: by, Reason: f[3]})
+		case "session":
+			var info struct {
+				ID          string            `json:"id"`
+				Connections int               `json:"connections"`
+				Prior       []json.RawMessage `json:"prior"`
+			}
+			if err := json.Unmarshal([]byte(rest), &info); err != nil {
+				t.Fatalf("fixture line %d: %v", seq, err)
+			}
+			si := sdk.SessionInfo{ID: info.ID, Connections: info.Connections}
+			for _, l := range info.Prior {
+				si.Prior = append(si.Prior, []byte(l))
+			}
+			out = b.Session(out, seq, sdk.A2C, at, si)
 		default:
 			t.Fatalf("fixture line %d: unknown word %q", seq, word)
 		}

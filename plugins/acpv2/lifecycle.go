@@ -70,7 +70,7 @@ func (c *conn) sessionCreated(f *sdk.Frame, m rpcMsg, p *pending) {
 // resumeSession opens (or continues) the stream; history the agent replays
 // before the response carries observedAt only (ASR-707).
 func (c *conn) resumeSession(f *sdk.Frame, m rpcMsg) *pending {
-	id, st := m.params.str("sessionId")
+	id, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityWarning, "", "session/resume without a sessionId", "ignored")
 		return nil
@@ -96,7 +96,7 @@ func (c *conn) sessionResumed(f *sdk.Frame, m rpcMsg, p *pending) {
 }
 
 func (c *conn) forkSession(_ *sdk.Frame, m rpcMsg) *pending {
-	parent, st := m.params.str("sessionId")
+	parent, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityWarning, "", "session/fork without a sessionId", "ignored")
 		return nil
@@ -122,7 +122,7 @@ func (c *conn) sessionForked(f *sdk.Frame, m rpcMsg, p *pending) {
 }
 
 func (c *conn) closeSession(_ *sdk.Frame, m rpcMsg) *pending {
-	id, st := m.params.str("sessionId")
+	id, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityWarning, "", "session/close without a sessionId", "ignored")
 		return nil
@@ -145,7 +145,7 @@ func (c *conn) sessionClosed(f *sdk.Frame, m rpcMsg, p *pending) {
 }
 
 func (c *conn) promptSession(f *sdk.Frame, m rpcMsg) *pending {
-	id, st := m.params.str("sessionId")
+	id, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityWarning, "", "session/prompt without a sessionId", "ignored")
 		return nil

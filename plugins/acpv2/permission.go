@@ -34,7 +34,7 @@ func (p *permission) parts(*stream) []part {
 
 // permissionAsked writes the request as a pending permission at once.
 func (c *conn) permissionAsked(f *sdk.Frame, m rpcMsg) *pending {
-	sid, st := m.params.str("sessionId")
+	sid, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityWarning, "", "session/request_permission without a sessionId", "not recorded")
 		return nil

@@ -59,6 +59,7 @@ func TestMalformedInput(t *testing.T) {
 		{"response without request", `a2c {"jsonrpc":"2.0","id":77,"result":{}}`, "response without request"},
 		{"params not an object", `a2c {"jsonrpc":"2.0","method":"session/update","params":[1]}`, "params is not an object"},
 		{"update without sessionId", `a2c {"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"state_update","state":"idle"}}}`, "session/update without a sessionId"},
+		{"update with an empty sessionId", `a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"","update":{"sessionUpdate":"state_update","state":"idle"}}}`, "session/update without a sessionId"},
 		{"update not an object", upd(`"nope"`), "session/update without an update object"},
 		{"kind not a string", upd(`{"sessionUpdate":7}`), "session/update without a sessionUpdate kind"},
 		{"chunk content not a block", upd(`{"sessionUpdate":"agent_message_chunk","messageId":"m","content":[1,2]}`), "agent_message_chunk: content is not a content block"},
@@ -69,6 +70,7 @@ func TestMalformedInput(t *testing.T) {
 		{"_meta not an object", upd(`{"sessionUpdate":"agent_message","messageId":"m","_meta":[]}`), "_meta is not an object"},
 		{"session/new without cwd", `c2a {"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":5}}`, "session/new: cwd missing or not a string"},
 		{"prompt response without messageId", `c2a {"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}` + "\n" + `a2c {"jsonrpc":"2.0","id":8,"result":{}}`, "session/prompt response has no messageId"},
+		{"session frame without a session", "session {\"id\":\"\",\"connections\":1}", "session frame without a session"},
 		{"update for an unopened session", `a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"zz","update":{"sessionUpdate":"state_update","state":"idle"}}}`, "session not opened on this connection"},
 	}
 	for _, tt := range tests {

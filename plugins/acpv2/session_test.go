@@ -1,6 +1,7 @@
 package acpv2
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
@@ -39,35 +40,51 @@ func TestStateUpdates(t *testing.T) {
 
 // TestSessionResume: state resumed at the response; history replayed before
 // it carries observedAt and no ts (ASR-707); a prior stream continues its
-// seqs without a second header.
+// seqs and declared losses without a second header, whether the store's
+// view came in the start request or in a session frame.
 func TestSessionResume(t *testing.T) {
-	prior := sdk.PriorSession{SessionID: "s1", Connections: 2, Records: [][]byte{
-		[]byte(`{"type":"header","asr":"0.1","sessionId":"s1","producer":{"method":"recorder","name":"acptap","lossy":["inference","message.author","timestamps","usage"]},"workspace":{"roots":[{"id":"root0","path":"/w/proj"}]}}`),
-		[]byte(`{"type":"state","seq":1,"id":"r1","state":"idle"}`),
-		[]byte(`{"type":"declaration","seq":2,"id":"r2","lossy":["reasoning"]}`),
-	}}
-	outs := mapAll(t, startReq("", prior), parseFrames(t, wire(initReq, initResp,
+	priorLines := []string{
+		`{"type":"header","asr":"0.1","sessionId":"s1","producer":{"method":"recorder","name":"acptap","lossy":["inference","message.author","timestamps","usage"]},"workspace":{"roots":[{"id":"root0","path":"/w/proj"}]}}`,
+		`{"type":"state","seq":1,"id":"r1","state":"idle"}`,
+		`{"type":"declaration","seq":2,"id":"r2","lossy":["reasoning"]}`,
+	}
+	resume := []string{initReq, initResp,
 		`c2a {"jsonrpc":"2.0","id":1,"method":"session/resume","params":{"sessionId":"s1","cwd":"/w/proj","replayFrom":{"type":"start"}}}`,
 		upd(`{"sessionUpdate":"agent_message","messageId":"old","content":[{"type":"text","text":"earlier"}]}`),
 		upd(`{"sessionUpdate":"agent_thought_chunk","messageId":"old2","content":{"type":"image","data":"","mimeType":"image/png"}}`),
 		upd(`{"sessionUpdate":"state_update","state":"idle"}`),
 		`a2c {"jsonrpc":"2.0","id":1,"result":{}}`,
+		permReq("3", `{"type":"command","command":"ls","cwd":"/"}`),
 		upd(chunkA), idle,
-	)))
-	rs := records(t, outs, "s1")
-	if len(rs) == 0 || rs[0]["type"] == "header" {
-		t.Fatalf("a prior stream gets no second header: %s", js(rs))
 	}
-	var got []string
-	for _, r := range rs {
-		got = append(got, js([]any{r["seq"], r["type"], r["ts"] != nil, r["observedAt"] != nil, r["state"]}))
+	prior := sdk.PriorSession{SessionID: "s1", Connections: 2}
+	for _, l := range priorLines {
+		prior.Records = append(prior.Records, []byte(l))
 	}
-	want := []string{
-		`[3,"message",false,true,null]`, `[4,"message",false,true,null]`, `[5,"state",false,true,"idle"]`,
-		`[6,"state",true,false,"resumed"]`, `[7,"message",true,false,null]`, `[8,"state",true,false,"idle"]`,
+	withFrame := append([]string{resume[0], resume[1], `session {"id":"s1","connections":2,"prior":[` + strings.Join(priorLines, ",") + `]}`}, resume[2:]...)
+	runs := map[string][]sdk.Output{
+		"start request": mapAll(t, startReq("", prior), parseFrames(t, wire(resume...))),
+		"session frame": mapAll(t, startReq(""), parseFrames(t, wire(withFrame...))),
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("records (-want +got):\n%s", diff)
+	for name, outs := range runs {
+		t.Run(name, func(t *testing.T) {
+			rs := records(t, outs, "s1")
+			if len(rs) == 0 || rs[0]["type"] == "header" {
+				t.Fatalf("a prior stream gets no second header: %s", js(rs))
+			}
+			var got []string
+			for _, r := range rs {
+				got = append(got, js([]any{r["seq"], r["type"], r["ts"] != nil, r["observedAt"] != nil, r["state"], r["requestId"]}))
+			}
+			want := []string{
+				`[3,"message",false,true,null,null]`, `[4,"message",false,true,null,null]`, `[5,"state",false,true,"idle",null]`,
+				`[6,"state",true,false,"resumed",null]`, `[7,"permission",true,false,null,"2:3"]`,
+				`[8,"message",true,false,null,null]`, `[9,"state",true,false,"idle",null]`,
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // sessionUpdate routes a session/update notification to its stream.
 func (c *conn) sessionUpdate(f *sdk.Frame, m rpcMsg) *pending {
-	id, st := m.params.str("sessionId")
+	id, st := m.params.id("sessionId")
 	if st != valid {
 		c.diag(sdk.SeverityError, "", "session/update without a sessionId", "not recorded: it belongs to no stream")
 		return nil
@@ -42,6 +42,24 @@ func (s *stream) update(f *sdk.Frame, u obj, raw json.RawMessage) {
 		ok = s.toolChunk(f, u)
 	case "state_update":
 		ok = s.stateUpdate(f, u)
+	case "terminal_update":
+		ok = s.terminalUpdate(f, u)
+	case "terminal_output_chunk":
+		ok = s.terminalChunk(f, u)
+	case "plan_update":
+		ok = s.planUpdate(f, u)
+	case "compaction_update":
+		ok = s.compactionUpdate(f, u)
+	case "compaction_summary_chunk":
+		ok = s.compactionChunk(f, u)
+	case "usage_update":
+		ok = s.usageUpdate(f, u)
+	case "session_info_update":
+		ok = s.sessionInfoUpdate(f, u)
+	case "config_option_update":
+		ok = s.configUpdate(f, u)
+	case "notice":
+		ok = s.notice(f, u)
 	}
 	if !ok {
 		s.audit(f, kind, raw)

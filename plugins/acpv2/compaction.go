@@ -1,0 +1,107 @@
+package acpv2
+
+import (
+	"encoding/json"
+
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// compaction folds compaction_update upserts and compaction_summary_chunk
+// appends by compactionId (ASR-719).
+type compaction struct {
+	id, status string
+	summary    blocks
+	hasSummary bool
+	chunked    bool
+	err        json.RawMessage
+	meta       meta
+	// through is the context entity seen last before the compaction: by
+	// this mapping's convention the compaction replaces everything through
+	// it (ACP does not state the extent).
+	through *entity
+}
+
+func (c *compaction) parts(*stream) []part {
+	rec := &asr.Compaction{
+		Envelope:     asr.Envelope{Type: asr.TypeCompaction, Status: c.status},
+		CompactionID: c.id,
+		Kind:         "summary",
+		Error:        c.err,
+		Provenance:   asr.Provenance{Assembly: asr.AssemblyFolded, Meta: c.meta.out()},
+	}
+	if c.hasSummary {
+		rec.Summary = c.summary.list()
+	} else {
+		rec.Capture = map[string]asr.CaptureState{"summary": {State: "absent"}}
+	}
+	if c.chunked {
+		rec.Assembly = asr.AssemblyChunks
+	}
+	if c.through != nil && c.through.firstID != "" {
+		rec.Replaces = &asr.Replaces{ThroughID: c.through.firstID}
+	}
+	return []part{{key: asr.TypeCompaction, rec: rec}}
+}
+
+// compactionEntity returns the compaction, noting on first sight the
+// context entity it follows.
+func (s *stream) compactionEntity(id string, f *sdk.Frame) (*entity, *compaction) {
+	prev := s.lastCtx
+	isNew := s.lookup(asr.TypeCompaction, id) == nil
+	e := s.entity(asr.TypeCompaction, id, true, f, func() body { return &compaction{id: id, status: "in_progress"} })
+	c := e.b.(*compaction)
+	if isNew {
+		c.through = prev
+	}
+	return e, c
+}
+
+// compactionUpdate applies a compaction_update; the compaction is written
+// when its status becomes completed, failed or cancelled (ASR-705).
+func (s *stream) compactionUpdate(f *sdk.Frame, u obj) bool {
+	id, st := u.str("compactionId")
+	status, st2 := u.str("status")
+	if st != valid || st2 != valid {
+		s.c.diag(sdk.SeverityWarning, s.id, "compaction_update: compactionId or status missing or not a string", "kept as an audit record")
+		return false
+	}
+	const what = "compaction_update"
+	e, c := s.compactionEntity(id, f)
+	prev := c.status
+	c.status = status
+	switch items, st := u.array("summary"); st {
+	case isNull, valid: // null and [] clear
+		c.summary.set(s.objectsOnly(what, items))
+		c.hasSummary, c.chunked = len(items) > 0, false
+	case invalid:
+		s.c.diag(sdk.SeverityWarning, s.id, what+": summary is not an array", "summary unchanged")
+	}
+	switch _, st := u.str("error"); st {
+	case isNull:
+		c.err = nil
+	case valid:
+		c.err = compact(u["error"])
+	case invalid:
+		s.c.diag(sdk.SeverityWarning, s.id, what+": error is not a string", "error unchanged")
+	}
+	c.meta.fold(s, u)
+	if finalStatus(status) && status != prev {
+		s.emit(e)
+	}
+	return true
+}
+
+// compactionChunk appends a summary chunk; a first-seen id creates an
+// in-progress compaction.
+func (s *stream) compactionChunk(f *sdk.Frame, u obj) bool {
+	id, st := u.str("compactionId")
+	if st != valid || !isObject(u["content"]) {
+		s.c.diag(sdk.SeverityWarning, s.id, "compaction_summary_chunk: compactionId or content block missing", "kept as an audit record")
+		return false
+	}
+	_, c := s.compactionEntity(id, f)
+	c.summary.chunk(u["content"])
+	c.hasSummary, c.chunked = true, true
+	return true
+}
