@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/acptap/acptap/plugins/acpv2"
+	"github.com/acptap/acptap/plugins/aep"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -14,6 +15,7 @@ import (
 func Factories() map[string]func() sdk.Mapper {
 	return map[string]func() sdk.Mapper{
 		acpv2.Name: acpv2.New,
+		aep.Name:   aep.New,
 	}
 }
 

@@ -24,8 +24,8 @@ func runDemo(env *Env, args []string) int {
 			"configures an MCP server whose env, header and args carry secrets; the demo checks that\n"+
 			"none of them reached the store. Exits 1 if anything went wrong.")
 	storeDir := fs.String("store", "", "store to record into (default: a new directory under the system temp dir)")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	dir := *storeDir
 	if dir == "" {

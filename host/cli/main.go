@@ -40,7 +40,12 @@ func commands() []command {
 	return []command{
 		{"record", "run an agent through the tee and record the session", runRecord},
 		{"rebuild", "write the outputs a live run would have written, from wire logs", runRebuild},
+		{"replay", "replay a stored ASR stream as ACP v2 updates, or serve stored sessions to an editor", runReplay},
+		{"roundtrip", "check that recording a stream's replay gives the same context view (ASR-732)", runRoundtrip},
 		{"plugins", "list the plugins found, their claims, checksums and health", runPlugins},
+		{"relay", "run an AEP receiver: validate, dedupe and store events posted to /events", runRelay},
+		{"validate", "check ASR streams against the ASR schema and stream invariants", runValidate},
+		{"show", "print an ASR stream as a readable transcript", runShow},
 		{"demo", "record a bundled example agent and client, then show what was written", runDemo},
 		{"version", "print the version", runVersion},
 	}

@@ -37,8 +37,8 @@ func runPlugins(env *Env, args []string) int {
 			"the revisions it is configured for. Exits 1 when a configured plugin does not start.")
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	cfg, err := c.load()
 	if err != nil {

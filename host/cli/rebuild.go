@@ -21,8 +21,8 @@ func runRebuild(env *Env, args []string) int {
 			"is kept beside it as <file>.prev-<unix-nanoseconds>. Exits 1 if a wire log cannot be read or\n"+
 			"a plugin could not map it completely.")
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: no wire log given")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/acptap/acptap/host/aeprelay"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
@@ -22,8 +23,8 @@ func runRecord(env *Env, args []string) int {
 			"Configure your editor to run this as the agent command. Exits with the agent's exit code\n"+
 			"(128+n when the agent was killed by signal n; 127 when it could not be started).")
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	agent := fs.Args()
 	if len(agent) == 0 {
@@ -67,17 +68,30 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		err  error
 	}
 	teeDone := make(chan teeResult, 1)
+	agentStarted := make(chan struct{})
+	stdin := isolateStdin(env.Stdin)
 	go func() {
-		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: env.Stdin, Stdout: env.Stdout,
-			Stderr: env.Stderr, Queue: queue, Signals: true})
+		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: stdin, Stdout: env.Stdout,
+			Stderr: env.Stderr, Queue: queue, Signals: true, OnStart: func(int) { close(agentStarted) }})
 		teeDone <- teeResult{code, err}
 	}()
+	// Nothing is set up for an agent that could not be started: no wire
+	// log, no plugins.
+	select {
+	case <-agentStarted:
+	case res := <-teeDone:
+		if res.err != nil {
+			fmt.Fprintln(env.Stderr, oneLine(res.err))
+		}
+		return res.code
+	}
 
 	logger, logCloser, logErr := config.NewLogger(cfg, "acptap")
 	defer closeQuietly(logCloser)
 	st, err := store.Open(cfg.Store)
 	var p *pipeline.Pipeline
 	var sink *pipeline.StoreSink
+	var outbox *aeprelay.Outbox
 	if err == nil && logErr == nil {
 		conn := newConnectionID(started)
 		cat, cerr := catalog(env, cfg)
@@ -85,6 +99,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			err = cerr
 		} else {
 			sink = pipeline.NewStoreSink(st, logger)
+			outbox = attachOutbox(ctx, cfg, logger, sink)
 			p = pipeline.New(pipeline.Options{
 				WirePath: st.WirePath(conn), Connection: conn, Agent: agent, Mode: sdk.ModeRecord,
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
@@ -115,6 +130,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	if p != nil {
 		stats, werr := p.Wait()
 		serr := sink.Close()
+		stopOutbox(outbox, cfg, logger)
 		logger.Info("recording finished", "exit_code", res.code, "frames", stats.Frames, "gap_frames", stats.GapFrames,
 			"revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
 			"diagnostics", sink.Diagnostics(), "streams", sink.Streams())

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,6 +60,19 @@ func (c *common) load() (*config.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// parseFlags parses a command's flags. ok is false when the command must
+// not run, with the code to exit with: ExitOK after -h/--help (the usage was
+// printed, as for `acptap --help`), ExitUsage after a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	switch err := fs.Parse(args); {
+	case err == nil:
+		return ExitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK, false
+	}
+	return ExitUsage, false
 }
 
 func newFlagSet(env *Env, name, args, about string) *flag.FlagSet {

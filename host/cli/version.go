@@ -23,8 +23,8 @@ func version() string {
 
 func runVersion(env *Env, args []string) int {
 	fs := newFlagSet(env, "version", "", "Prints acptap's version and the plugin wire version.")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	fmt.Fprintf(env.Stdout, "acptap %s (plugin wire v%d)\n", version(), sdk.WireVersion)
 	return ExitOK

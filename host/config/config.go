@@ -14,6 +14,8 @@ const (
 	DefaultBatchFrames    = 256
 	DefaultRestartMax     = 3
 	DefaultStallTimeout   = 30 * time.Second
+	DefaultRelayQueue     = 10000
+	DefaultRelayFlush     = 2 * time.Second
 )
 
 // Config is acptap's configuration. The koanf tags are the keys of the TOML
@@ -35,6 +37,8 @@ type Config struct {
 	Restart Restart                 `koanf:"restart"`
 	// SchemaRevision is the ACP v2 schema revision assumed for v2 wire.
 	SchemaRevision string `koanf:"schema_revision"`
+	// AEP configures the AEP outputs beyond the JSONL files.
+	AEP AEP `koanf:"aep"`
 
 	// Builtins names the plugins compiled into the host binary; it comes
 	// from LoadOptions.Builtins and is not a configuration key.
@@ -82,6 +86,23 @@ type Restart struct {
 	StallTimeout time.Duration `koanf:"stall_timeout"`
 }
 
+// AEP configures the HTTP binding of the AEP events (AEP-0003 §3.2):
+// record posts every event it writes to a relay as well.
+type AEP struct {
+	// Relay is the relay's base URL (http or https, e.g.
+	// "http://127.0.0.1:8787"); events go to {relay}/events. Empty: no
+	// HTTP binding.
+	Relay string `koanf:"relay"`
+	// RelayQueue bounds the outbox of events waiting for the relay; when
+	// it is full the oldest debug and info events are dropped first, and
+	// every drop is counted in the log.
+	RelayQueue int `koanf:"relay_queue"`
+	// RelayFlush is how long record waits, once the agent has exited, for
+	// the outbox to drain; what is left is counted as dropped. In TOML and
+	// the environment it is a Go duration string ("2s").
+	RelayFlush time.Duration `koanf:"relay_flush"`
+}
+
 // DefaultRevisions is the built-in revision → plugins table.
 func DefaultRevisions() map[string][]string {
 	return map[string][]string{
@@ -114,6 +135,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "batch_frames": DefaultBatchFrames},
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
+		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
 	}
 }
 
@@ -130,6 +152,7 @@ var schema = keys{
 	"tee":             {"queue_frames": nil, "batch_frames": nil},
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
+	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
 }
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the

@@ -47,6 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 		Tee:            Tee{QueueFrames: 65536, BatchFrames: 256},
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
+		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
 		Builtins:       builtins,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -225,6 +226,28 @@ func TestEnvironment(t *testing.T) {
 	_, env = testEnv(t, "ACPTAP_PLUGINS__ACPV2__SHA265="+sum)
 	if _, err := Load(LoadOptions{Env: env}); err == nil || !strings.Contains(err.Error(), "plugins.acpv2.sha265") {
 		t.Errorf("unknown nested env key: err = %v", err)
+	}
+}
+
+// TestAEPRelayKeys: the HTTP binding's keys from the file and the
+// environment (single-underscore leaves), and their validation.
+func TestAEPRelayKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.toml")
+	if err := os.WriteFile(path, []byte("[aep]\nrelay = \"http://127.0.0.1:8787\"\nrelay_flush = \"500ms\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, env := testEnv(t, "ACPTAP_AEP_RELAY_QUEUE=50")
+	c, err := Load(LoadOptions{File: path, Env: env, Builtins: builtins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AEP != (AEP{Relay: "http://127.0.0.1:8787", RelayQueue: 50, RelayFlush: 500 * time.Millisecond}) {
+		t.Errorf("aep = %+v", c.AEP)
+	}
+	_, env = testEnv(t, "ACPTAP_AEP_RELAY=ws://x")
+	if _, err := Load(LoadOptions{Env: env, Builtins: builtins}); err == nil || !strings.Contains(err.Error(), `aep.relay: "ws://x": the scheme must be http or https`) {
+		t.Errorf("Load() = %v", err)
 	}
 }
 

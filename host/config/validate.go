@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,6 +56,15 @@ func (c *Config) Validate() error {
 	if c.SchemaRevision == "" {
 		bad("schema_revision", "not set")
 	}
+	if msg := relayURLProblem(c.AEP.Relay); msg != "" {
+		bad("aep.relay", "%s", msg)
+	}
+	if c.AEP.RelayQueue < 1 {
+		bad("aep.relay_queue", "must be at least 1, got %d", c.AEP.RelayQueue)
+	}
+	if c.AEP.RelayFlush < 0 {
+		bad("aep.relay_flush", "must not be negative, got %s", c.AEP.RelayFlush)
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[name]
 		if !pluginName.MatchString(name) {
@@ -76,6 +86,26 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// relayURLProblem says what is wrong with an AEP relay base URL, or ""
+// (an empty URL turns the HTTP binding off).
+func relayURLProblem(s string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a URL", s)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("%q: the scheme must be http or https", s)
+	case u.Host == "":
+		return fmt.Sprintf("%q has no host", s)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Sprintf("%q: a base URL has no user, query or fragment", s)
+	}
+	return ""
 }
 
 // unresolvable says why a plugin named by a revision cannot be found, or ""

@@ -15,6 +15,7 @@ func validConfig() *Config {
 		Tee:            Tee{QueueFrames: 65536, BatchFrames: 256},
 		Restart:        Restart{Max: 3, StallTimeout: DefaultStallTimeout},
 		SchemaRevision: DefaultSchemaRevision,
+		AEP:            AEP{RelayQueue: DefaultRelayQueue, RelayFlush: DefaultRelayFlush},
 		Builtins:       builtins,
 	}
 }
@@ -37,6 +38,11 @@ func TestValidateMessages(t *testing.T) {
 		{"restart", func(c *Config) { c.Restart.Max = -1 }, "restart.max: must not be negative, got -1"},
 		{"stall", func(c *Config) { c.Restart.StallTimeout = -time.Second }, "restart.stall_timeout: must not be negative, got -1s"},
 		{"schema", func(c *Config) { c.SchemaRevision = "" }, "schema_revision: not set"},
+		{"relay scheme", func(c *Config) { c.AEP.Relay = "ftp://x" }, `aep.relay: "ftp://x": the scheme must be http or https`},
+		{"relay host", func(c *Config) { c.AEP.Relay = "http://" }, `aep.relay: "http://" has no host`},
+		{"relay query", func(c *Config) { c.AEP.Relay = "http://h/?a=1" }, `aep.relay: "http://h/?a=1": a base URL has no user, query or fragment`},
+		{"relay queue", func(c *Config) { c.AEP.RelayQueue = 0 }, "aep.relay_queue: must be at least 1, got 0"},
+		{"relay flush", func(c *Config) { c.AEP.RelayFlush = -time.Second }, "aep.relay_flush: must not be negative, got -1s"},
 		{"sha256", func(c *Config) { c.Plugins["acpv2"] = PluginConfig{SHA256: "abc"} }, "plugins.acpv2.sha256: not 64 hex digits"},
 		{"plugin name", func(c *Config) { c.Plugins["Bad Name"] = PluginConfig{} }, `plugins."Bad Name": plugin names must match ^[a-z0-9][a-z0-9_-]*$`},
 		{"empty revision", func(c *Config) { c.Revisions[""] = nil }, `revisions."": empty input revision`},

@@ -144,6 +144,11 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 	}
 	batch := make([]wire.Entry, 0, f.p.batchFrames)
 	for f.lastFed < target && !f.dead {
+		if f.reader == nil {
+			// The plugin failed and was restarted (which closed the
+			// reader): catch up again, from the new instance's lastFed.
+			return true
+		}
 		batch = batch[:0]
 		seq := f.lastFed
 		for seq < target && len(batch) < f.p.batchFrames {
@@ -170,6 +175,19 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 			f.lastFed = batch[n-1].Seq
 		}
 		return
+	}
+	for _, e := range batch {
+		if e.Seq <= f.lastFed {
+			continue
+		}
+		if e.Seq != f.lastFed+1 {
+			// A live batch queued before a restart: this instance has not
+			// seen the frames before it. The wire log holds them all, so
+			// catch up from there instead.
+			f.behind.Store(true)
+			return
+		}
+		break
 	}
 	f.frames = f.frames[:0]
 	for _, e := range batch {

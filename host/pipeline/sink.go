@@ -37,6 +37,10 @@ type StoreSink struct {
 	ReplaceExisting bool
 	// Clock for backup names (tests pin it).
 	Now func() time.Time
+	// Forward, when set, receives every AEP event once it is written to its
+	// JSONL file (the HTTP binding's outbox). It is called with the sink's
+	// lock held and must not block.
+	Forward EventForwarder
 
 	mu      sync.Mutex
 	writers map[streamKey]*store.StreamWriter
@@ -62,6 +66,11 @@ func (s *StoreSink) Continue(session string, n int) {
 }
 
 var _ Sink = (*StoreSink)(nil)
+
+// EventForwarder takes AEP events beyond the store.
+type EventForwarder interface {
+	Event(session string, event []byte)
+}
 
 // NewStoreSink returns a sink over st.
 func NewStoreSink(st *store.Store, log hclog.Logger) *StoreSink {
@@ -190,6 +199,9 @@ func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 		return
 	}
 	s.counts[o.Kind.String()]++
+	if o.Kind == sdk.AEPEvent && s.Forward != nil {
+		s.Forward.Event(o.Session, o.JSON)
+	}
 }
 
 // Gap implements Sink: every ASR stream the plugin writes gets a

@@ -46,8 +46,9 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger.Named(spec.Name),
 		GRPCDialOptions:  sdk.GRPCDialOptions(),
-		SyncStdout:       nil,
-		SyncStderr:       nil,
+		// cmd.Env is complete already; go-plugin would append the host
+		// environment a second time.
+		SkipHostEnv: true,
 	})
 	m, err := sdk.Dispense(client)
 	if err != nil {

@@ -2,10 +2,12 @@ package tee
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,10 +17,13 @@ import (
 
 // Benchmark knobs (environment):
 //
-//	TEE_BENCH_MIB   MiB pushed per throughput run (default 256; the documented figure is 1024)
+//	TEE_BENCH_MIB   MiB pushed per throughput run and direction (default 256; the documented figure is 1024)
 //	TEE_BENCH_LAT_N round trips per latency run (default 2000)
 //
 //	TEE_BENCH_MIB=1024 go test -run='^$' -bench=. -benchtime=1x ./host/tee/
+//
+// The end-to-end figures of the acptap binary (wire log, plugins) are in
+// package bench; these isolate the tee.
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
 		return n
@@ -42,95 +47,260 @@ func acpBlock() []byte {
 	return []byte(b.String())
 }
 
-// pump writes total bytes of block to w (then closes it) and reads total bytes from r.
-func pump(w io.WriteCloser, r io.Reader, block []byte, total int64) error {
-	werr := make(chan error, 1)
-	go func() {
-		defer w.Close()
-		for left := total; left > 0; {
-			n := min(left, int64(len(block)))
-			if _, err := w.Write(block[:n]); err != nil {
-				werr <- err
-				return
-			}
-			left -= n
+// writeAll writes reps copies of block to w, then closes it.
+func writeAll(w io.WriteCloser, block []byte, reps int) error {
+	defer w.Close()
+	for range reps {
+		if _, err := w.Write(block); err != nil {
+			return err
 		}
-		werr <- nil
-	}()
-	if _, err := io.CopyN(io.Discard, r, total); err != nil {
-		return fmt.Errorf("reading: %w", err)
 	}
-	return <-werr
+	return nil
 }
 
-// BenchmarkTeeThroughput pushes TEE_BENCH_MIB of ACP lines through cat alone and through the
-// tee around cat (with a concurrent capture consumer), and reports both rates and tee/cat.
+// readN reads exactly n bytes from r with large reads.
+func readN(r io.Reader, n int64) error {
+	buf := make([]byte, 1<<20)
+	for n > 0 {
+		k, err := r.Read(buf[:min(int64(len(buf)), n)])
+		n -= int64(k)
+		if err != nil && n > 0 {
+			return fmt.Errorf("%d bytes short: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// counter drains a capture queue like the pipeline would, counting.
+func counter(q <-chan Item) <-chan [2]uint64 {
+	done := make(chan [2]uint64, 1)
+	go func() {
+		var n, d uint64
+		for it := range q {
+			if it.Gap != nil {
+				d += it.Gap.Frames
+			} else {
+				n++
+			}
+		}
+		done <- [2]uint64{n, d}
+	}()
+	return done
+}
+
+// flow is the measured part of one throughput run.
+type flow struct {
+	d              time.Duration
+	items, dropped uint64
+}
+
+// BenchmarkTeeThroughput pushes TEE_BENCH_MIB of ACP lines in one direction
+// through cat and, alternately in the same run, through the tee, each in the
+// same position and over the same pipes:
+//
+//	dir=c2a  writer → [cat | tee] → `cat >/dev/null` agent   (until the agent exits)
+//	dir=a2c  `cat FILE…` agent → [cat | tee] → reader        (until the last byte is read)
+//
+// The tee's capture queue (64 Ki items, acptap's default) is drained by a
+// goroutine that counts. It reports both rates, tee/cat, the lines captured
+// and the lines dropped (gaps: capture could not keep up), and for
+// attribution the rate of the tee with capture off (Queue nil: forwarding
+// only). Rates are totals over all ops; ratios are the median of the ops'
+// ratios (run several ops, -benchtime=3x, on a noisy machine).
 func BenchmarkTeeThroughput(b *testing.B) {
-	cat, err := exec.LookPath("cat")
-	if err != nil {
+	if _, err := exec.LookPath("cat"); err != nil {
 		b.Skip("no cat:", err)
 	}
-	total := int64(envInt("TEE_BENCH_MIB", 256)) << 20
 	block := acpBlock()
-	var catTime, teeTime time.Duration
-	var items, dropped uint64
-	for b.Loop() {
-		// Baseline: editor → cat → editor over two pipes.
-		inR, inW, _ := os.Pipe()
-		outR, outW, _ := os.Pipe()
-		cmd := exec.Command(cat)
-		cmd.Stdin, cmd.Stdout = inR, outW
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		inR.Close()
-		outW.Close()
-		t0 := time.Now()
-		if err := pump(inW, outR, block, total); err != nil {
-			b.Fatal(err)
-		}
-		catTime += time.Since(t0)
-		cmd.Wait()
-		outR.Close()
+	reps := int((int64(envInt("TEE_BENCH_MIB", 256))<<20 + int64(len(block)) - 1) / int64(len(block)))
+	total := int64(reps) * int64(len(block))
+	sink := []string{"sh", "-c", "exec cat >/dev/null"}
 
-		// Tee: editor → tee → cat → tee → editor, capture draining the queue.
-		edInR, edInW, _ := os.Pipe()
-		edOutR, edOutW, _ := os.Pipe()
-		q := make(chan Item, 4096)
-		counted := make(chan [2]uint64, 1)
-		go func() {
-			var n, d uint64
-			for it := range q {
-				if it.Gap != nil {
-					d += it.Gap.Frames
-				} else {
-					n++
-				}
+	b.Run("dir=c2a", func(b *testing.B) {
+		benchTee(b, total, func() flow { // cat
+			inR, inW := pipe(b)
+			agR, agW := pipe(b)
+			c := exec.Command("cat")
+			c.Stdin, c.Stdout = inR, agW
+			a := exec.Command(sink[0], sink[1:]...)
+			a.Stdin = agR
+			startAll(b, c, a)
+			inR.Close()
+			agW.Close()
+			agR.Close()
+			t0 := time.Now()
+			werr := make(chan error, 1)
+			go func() { werr <- writeAll(inW, block, reps) }()
+			waitAll(b, c, a)
+			d := time.Since(t0)
+			if err := <-werr; err != nil {
+				b.Fatal(err)
 			}
-			counted <- [2]uint64{n, d}
-		}()
-		t0 = time.Now()
-		wait := runAsync(Config{Agent: []string{cat}, Stdin: edInR, Stdout: edOutW, Stderr: os.Stderr, Queue: q})
-		if err := pump(edInW, edOutR, block, total); err != nil {
+			return flow{d: d}
+		}, func(capture bool) flow { // tee
+			inR, inW := pipe(b)
+			_, outW := pipe(b)
+			q, counted := queue(capture)
+			t0 := time.Now()
+			wait := runAsync(Config{Agent: sink, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q})
+			werr := make(chan error, 1)
+			go func() { werr <- writeAll(inW, block, reps) }()
+			if code, err := wait(); code != 0 || err != nil {
+				b.Fatalf("Run = %d, %v", code, err)
+			}
+			d := time.Since(t0)
+			if err := <-werr; err != nil {
+				b.Fatal(err)
+			}
+			c := <-counted
+			return flow{d: d, items: c[0], dropped: c[1]}
+		})
+	})
+
+	b.Run("dir=a2c", func(b *testing.B) {
+		// The agent is cat over a 16 MiB file of ACP lines, named as often as needed.
+		file := filepath.Join(b.TempDir(), "lines")
+		var chunk []byte
+		for len(chunk) < 16<<20 {
+			chunk = append(chunk, block...)
+		}
+		if err := os.WriteFile(file, chunk, 0o600); err != nil {
 			b.Fatal(err)
 		}
-		teeTime += time.Since(t0)
-		if code, err := wait(); code != 0 || err != nil {
-			b.Fatalf("Run = %d, %v", code, err)
-		}
-		c := <-counted
-		items, dropped = items+c[0], dropped+c[1]
-		edInR.Close()
-		edOutW.Close()
-		edOutR.Close()
+		n := int((total + int64(len(chunk)) - 1) / int64(len(chunk)))
+		total := int64(n) * int64(len(chunk))
+		source := append([]string{"cat"}, slices.Repeat([]string{file}, n)...)
+		benchTee(b, total, func() flow { // cat
+			agR, agW := pipe(b)
+			outR, outW := pipe(b)
+			a := exec.Command(source[0], source[1:]...)
+			a.Stdout = agW
+			c := exec.Command("cat")
+			c.Stdin, c.Stdout = agR, outW
+			t0 := time.Now()
+			startAll(b, a, c)
+			agW.Close()
+			agR.Close()
+			outW.Close()
+			if err := readN(outR, total); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			waitAll(b, a, c)
+			return flow{d: d}
+		}, func(capture bool) flow { // tee
+			inR, inW := pipe(b)
+			outR, outW := pipe(b)
+			q, counted := queue(capture)
+			t0 := time.Now()
+			wait := runAsync(Config{Agent: source, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q})
+			if err := readN(outR, total); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			inW.Close()
+			if code, err := wait(); code != 0 || err != nil {
+				b.Fatalf("Run = %d, %v", code, err)
+			}
+			c := <-counted
+			return flow{d: d, items: c[0], dropped: c[1]}
+		})
+	})
+}
+
+// queue is a capture queue of acptap's default size and its counter, or
+// nothing (capture off).
+func queue(capture bool) (chan Item, <-chan [2]uint64) {
+	if !capture {
+		done := make(chan [2]uint64, 1)
+		done <- [2]uint64{}
+		return nil, done
+	}
+	q := make(chan Item, 65536)
+	return q, counter(q)
+}
+
+// benchTee alternates the cat, tee and tee-without-capture runs and reports
+// rates and counts.
+func benchTee(b *testing.B, total int64, cat func() flow, tee func(capture bool) flow) {
+	var c, t, n flow
+	var ratios, bareRatios []float64
+	for b.Loop() {
+		rc := cat()
+		c.d += rc.d
+		rt := tee(true)
+		t.d, t.items, t.dropped = t.d+rt.d, t.items+rt.items, t.dropped+rt.dropped
+		rn := tee(false)
+		n.d += rn.d
+		ratios = append(ratios, float64(rc.d)/float64(rt.d))
+		bareRatios = append(bareRatios, float64(rc.d)/float64(rn.d))
 	}
 	mb := float64(total) * float64(b.N) / 1e6
-	catRate, teeRate := mb/catTime.Seconds(), mb/teeTime.Seconds()
+	catRate, teeRate, bareRate := mb/c.d.Seconds(), mb/t.d.Seconds(), mb/n.d.Seconds()
 	b.ReportMetric(catRate, "cat-MB/s")
 	b.ReportMetric(teeRate, "tee-MB/s")
-	b.ReportMetric(teeRate/catRate, "ratio")
-	b.ReportMetric(float64(items)/float64(b.N), "items/op")
-	b.ReportMetric(float64(dropped)/float64(b.N), "dropped-frames/op")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(bareRate, "nocapture-MB/s")
+	b.ReportMetric(median(bareRatios), "nocapture-ratio")
+	b.ReportMetric(float64(t.items)/float64(b.N), "captured-frames/op")
+	b.ReportMetric(float64(t.dropped)/float64(b.N), "dropped-frames/op")
+}
+
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func startAll(b *testing.B, cmds ...*exec.Cmd) {
+	for _, c := range cmds {
+		if c.Stderr == nil {
+			c.Stderr = os.Stderr
+		}
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func waitAll(b *testing.B, cmds ...*exec.Cmd) {
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			b.Fatalf("%s: %v", c.Path, err)
+		}
+	}
+}
+
+// BenchmarkCapture is the copy path without processes: 64 KiB chunks of ACP
+// lines fed to a capture whose queue a goroutine drains, as copyLines does
+// after each forwarded read. It reports the cost per line and the fraction
+// of lines dropped; b.N is the number of chunks (run it with -benchtime=20000x
+// or more, not 1x).
+func BenchmarkCapture(b *testing.B) {
+	block := acpBlock()
+	q := make(chan Item, 65536)
+	counted := counter(q)
+	c := newCapture(0, q, DefaultMaxLine)
+	lines := 0
+	off := 0
+	b.SetBytes(bufSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if off+bufSize > len(block) {
+			off = 0
+		}
+		chunk := block[off : off+bufSize]
+		off += bufSize
+		lines += bytes.Count(chunk, []byte("\n"))
+		c.mu.Lock()
+		c.feed(chunk, time.Now())
+		c.mu.Unlock()
+	}
+	b.StopTimer()
+	c.finish(nil)
+	close(q)
+	r := <-counted
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(lines), "ns/line")
+	b.ReportMetric(float64(r[1])/float64(lines), "dropped-fraction")
 }
 
 // BenchmarkTeeLatency measures line round trips to an echo agent spawned directly and to

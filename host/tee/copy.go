@@ -10,11 +10,14 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = 64 << 10
 
-// copyLines forwards src to dst chunk by chunk and hands the forwarded bytes to c.
-// Forward first, copy second: each chunk is written as soon as Read returns it (a partial line
-// is not held back), and only then scanned for lines. The receipt time is taken right after
-// Read returns. c.mu is held across the write and the scan, so when finish takes it, every
-// chunk that was forwarded has also been scanned.
+// copyLines forwards src to dst chunk by chunk and hands the bytes to c.
+// Each chunk is written as soon as Read returns it (a partial line is not held back). Just
+// before the write, the chunk's complete lines are copied onto the capture queue, which never
+// blocks: so a line is always captured before the peer can have seen it, and the wire log's
+// order is causal (a reply is never logged before the request it answers, even though the two
+// directions are copied by different goroutines). The receipt time is taken right after Read
+// returns. c.mu is held across the scan and the write, so when finish takes it, every chunk
+// that was forwarded has also been scanned.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	buf := make([]byte, bufSize)
 	for {
@@ -22,10 +25,8 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
+			c.feed(buf[:n], at)
 			_, werr := dst.Write(buf[:n])
-			if werr == nil {
-				c.feed(buf[:n], at)
-			}
 			c.mu.Unlock()
 			if werr != nil {
 				return fmt.Errorf("write: %w", werr)

@@ -12,9 +12,9 @@ func TestASR710_UnmappedUpdatesAudited(t *testing.T) {
 	tests := []struct{ name, update string }{
 		{"available_commands_update", `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"x","description":"y"}]}`},
 		{"plan_removed", `{"sessionUpdate":"plan_removed","planId":"p1"}`},
-		{"subagent_update", `{"sessionUpdate":"subagent_update","sessionId":"child","title":"helper"}`},
-		{"session_message", `{"sessionUpdate":"session_message","messageId":"x","senderSessionId":"s1","recipientSessionId":"s9","content":[]}`},
-		{"session_message_chunk", `{"sessionUpdate":"session_message_chunk","messageId":"x","content":{"type":"text","text":"hi"}}`},
+		{"subagent_update naming its own session", `{"sessionUpdate":"subagent_update","sessionId":"s1","title":"helper"}`},
+		{"session_message, sending side", `{"sessionUpdate":"session_message","messageId":"x","senderSessionId":"s1","recipientSessionId":"s9","content":[]}`},
+		{"session_message_chunk naming no side", `{"sessionUpdate":"session_message_chunk","messageId":"x","content":{"type":"text","text":"hi"}}`},
 		{"vendor kind", `{"sessionUpdate":"_acme/progress","pct":50}`},
 		{"future kind", `{"sessionUpdate":"brand_new_thing","a":[1,2,{"b":null}]}`},
 		{"chunk without messageId", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`},

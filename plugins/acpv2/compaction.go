@@ -20,7 +20,28 @@ type compaction struct {
 	// this mapping's convention the compaction replaces everything through
 	// it (ACP does not state the extent).
 	through *entity
+	placed  bool   // through was set at the compaction's first sight
+	fixed   string // the extent as recorded, kept across a replay
 }
+
+func (c *compaction) carry() (uint8, uint64) {
+	if c.fixed != "" {
+		return 0, seqOf(c.fixed)
+	}
+	if c.through != nil && c.through.firstID != "" {
+		return 0, seqOf(c.through.firstID)
+	}
+	return 0, 0
+}
+
+func (c *compaction) restore(_ uint8, aux uint64) {
+	c.placed = true
+	if aux != 0 {
+		c.fixed = asr.RecordID(aux)
+	}
+}
+
+func (c *compaction) finished() bool { return finalStatus(c.status) }
 
 func (c *compaction) parts(*stream) []part {
 	rec := &asr.Compaction{
@@ -38,21 +59,23 @@ func (c *compaction) parts(*stream) []part {
 	if c.chunked {
 		rec.Assembly = asr.AssemblyChunks
 	}
-	if c.through != nil && c.through.firstID != "" {
+	switch {
+	case c.fixed != "":
+		rec.Replaces = &asr.Replaces{ThroughID: c.fixed}
+	case c.through != nil && c.through.firstID != "":
 		rec.Replaces = &asr.Replaces{ThroughID: c.through.firstID}
 	}
 	return []part{{key: asr.TypeCompaction, rec: rec}}
 }
 
-// compactionEntity returns the compaction, noting on first sight the
-// context entity it follows.
+// compactionEntity returns the compaction, noting on first sight (in a
+// replay: its first replayed update) the context entity it follows.
 func (s *stream) compactionEntity(id string, f *sdk.Frame) (*entity, *compaction) {
 	prev := s.lastCtx
-	isNew := s.lookup(asr.TypeCompaction, id) == nil
 	e := s.entity(asr.TypeCompaction, id, true, f, func() body { return &compaction{id: id, status: "in_progress"} })
 	c := e.b.(*compaction)
-	if isNew {
-		c.through = prev
+	if !c.placed {
+		c.through, c.placed = prev, true
 	}
 	return e, c
 }
@@ -87,7 +110,7 @@ func (s *stream) compactionUpdate(f *sdk.Frame, u obj) bool {
 	}
 	c.meta.fold(s, u)
 	if finalStatus(status) && status != prev {
-		s.emit(e)
+		s.emitFinal(e)
 	}
 	return true
 }

@@ -20,11 +20,12 @@ var errFinished = errors.New("acpv2: session already finished")
 type conn struct {
 	cfg     Config
 	wire    string
-	prior   map[string]sdk.PriorSession
+	prior   map[string]*priorState // sessions the store knows, until opened
 	streams map[string]*stream
 	list    []*stream // creation order, for deterministic iteration
 	pending map[pendingKey]*pending
 	elicit  map[string]*stream // URL-mode elicitationId → stream
+	spawned map[string]string  // subagent session → parent (subagent_update, ASR-721)
 	agent   *agentInfo
 	gap     bool // a capture gap was seen on this connection
 	ord     uint64
@@ -63,13 +64,14 @@ func newConn(cfg Config, req sdk.StartRequest) *conn {
 	c := &conn{
 		cfg:     cfg,
 		wire:    req.WireLog,
-		prior:   map[string]sdk.PriorSession{},
+		prior:   map[string]*priorState{},
 		streams: map[string]*stream{},
 		pending: map[pendingKey]*pending{},
 		elicit:  map[string]*stream{},
+		spawned: map[string]string{},
 	}
 	for _, p := range req.Prior {
-		c.prior[p.SessionID] = p
+		c.prior[p.SessionID] = c.buildPrior(p.SessionID, p.Connections, p.Records)
 	}
 	return c
 }
@@ -100,7 +102,10 @@ func (c *conn) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
 	c.done = true
 	c.cur = nil
 	for _, s := range c.list {
-		c.safely(s.flush)
+		c.safely(func() {
+			s.endReplay(time.Time{}, nil)
+			s.flush()
+		})
 	}
 	return c.take(), nil
 }
@@ -164,7 +169,7 @@ func (c *conn) gapFrame(f *sdk.Frame) {
 	c.diag(sdk.SeverityWarning, "", "capture gap",
 		fmt.Sprintf("%d frames (%d bytes) not observed: %s", f.Gap.Frames, f.Gap.Bytes, f.Gap.Reason))
 	for _, s := range c.list {
-		s.declare([]string{lossCaptureGap}, f.At, false, []uint64{f.Seq})
+		s.declare([]string{lossCaptureGap}, when{at: f.At}, []uint64{f.Seq})
 	}
 }
 
@@ -181,7 +186,7 @@ func (c *conn) sessionFrame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, info.ID, "session frame for a session already open", "ignored: the stream keeps its connection number and seqs")
 		return
 	}
-	c.prior[info.ID] = sdk.PriorSession{SessionID: info.ID, Connections: info.Connections, Records: info.Prior}
+	c.prior[info.ID] = c.buildPrior(info.ID, info.Connections, info.Prior)
 }
 
 // diag records a mapping problem against the current frame.

@@ -14,6 +14,8 @@ type elicitation struct {
 	status                                   string
 }
 
+func (el *elicitation) finished() bool { return el.status != "" && el.status != "pending" }
+
 func (el *elicitation) parts(*stream) []part {
 	return []part{{key: asr.TypeInputRequest, rec: &asr.InputRequest{
 		Envelope:        asr.Envelope{Type: asr.TypeInputRequest, Status: el.status},

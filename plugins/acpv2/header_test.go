@@ -29,7 +29,7 @@ func TestASR700_Info(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sdk.Info{Name: "acpv2", Version: Version, Description: info.Description,
-		Inputs: []string{"acp/2@2.0.0-alpha.9"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}
+		Inputs: []string{"acp/2@2.0.0-alpha.9"}, Outputs: []string{"asr"}, Capabilities: []string{"record", "replay"}}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Error(diff)
 	}

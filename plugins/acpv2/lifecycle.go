@@ -67,8 +67,8 @@ func (c *conn) sessionCreated(f *sdk.Frame, m rpcMsg, p *pending) {
 	c.open(id, p.roots, f.At, []uint64{p.seq, f.Seq}, nil)
 }
 
-// resumeSession opens (or continues) the stream; history the agent replays
-// before the response carries observedAt only (ASR-707).
+// resumeSession opens (or continues) the stream. With replayFrom, the
+// agent replays history before it answers: a replay (ASR-707, ASR-717).
 func (c *conn) resumeSession(f *sdk.Frame, m rpcMsg) *pending {
 	id, st := m.params.id("sessionId")
 	if st != valid {
@@ -81,14 +81,14 @@ func (c *conn) resumeSession(f *sdk.Frame, m rpcMsg) *pending {
 		s = c.open(id, roots, f.At, []uint64{f.Seq}, nil)
 	}
 	if _, st := m.params.member("replayFrom"); st == valid {
-		s.replaying = true
+		s.beginReplay()
 	}
 	return &pending{s: s}
 }
 
-// sessionResumed writes state "resumed".
+// sessionResumed ends the replay, then writes state "resumed".
 func (c *conn) sessionResumed(f *sdk.Frame, m rpcMsg, p *pending) {
-	p.s.replaying = false
+	p.s.endReplay(f.At, []uint64{f.Seq})
 	if m.kind == rpcError {
 		return
 	}
@@ -115,8 +115,8 @@ func (c *conn) sessionForked(f *sdk.Frame, m rpcMsg, p *pending) {
 		return
 	}
 	lineage := &asr.Lineage{
-		ForkedFrom: &asr.SessionLink{Session: p.parent, Evidence: "native_field"},
-		Inherits:   &asr.Inherits{Mode: "copied", From: p.parent, Evidence: "native_field"},
+		ForkedFrom: &asr.SessionLink{Session: p.parent, Evidence: asr.EvidenceNativeField},
+		Inherits:   &asr.Inherits{Mode: "copied", From: p.parent, Evidence: asr.EvidenceNativeField},
 	}
 	c.open(id, p.roots, f.At, []uint64{p.seq, f.Seq}, lineage)
 }
@@ -140,7 +140,9 @@ func (c *conn) sessionClosed(f *sdk.Frame, m rpcMsg, p *pending) {
 	if m.kind == rpcError {
 		return
 	}
+	p.s.endReplay(f.At, []uint64{f.Seq})
 	p.s.flush()
+	p.s.endTurn()
 	p.s.record(&asr.State{Envelope: asr.Envelope{Type: asr.TypeState}, State: "ended"}, f, p.seq, f.Seq)
 }
 

@@ -33,7 +33,7 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Description:  "ACP v2 (schema 2.0.0-alpha.9) → ASR streams, one per ACP session",
 		Inputs:       []string{Input},
 		Outputs:      []string{"asr"},
-		Capabilities: []string{"record"},
+		Capabilities: []string{"record", "replay"},
 	}, nil
 }
 

@@ -20,9 +20,40 @@ type message struct {
 	hasThought, thoughtChunk bool
 	droppedThought           bool // non-text thought content (loss "reasoning")
 	meta                     meta
+	// An inter-session message received by this session (ASR-735).
+	inter bool
+	from  string // the sender session, when ACP names it
 }
 
-func (m *message) parts(*stream) []part {
+// Flags of a message that no update carries: a prompt's origin and author.
+const (
+	flagPrompt uint8 = 1 << iota
+	flagHuman
+)
+
+func (m *message) carry() (uint8, uint64) {
+	var f uint8
+	if m.origin == "prompt" {
+		f |= flagPrompt
+		if m.author == "human" {
+			f |= flagHuman
+		}
+	}
+	return f, 0
+}
+
+func (m *message) restore(f uint8, _ uint64) {
+	if f&flagPrompt != 0 {
+		m.origin = "prompt"
+		if f&flagHuman != 0 {
+			m.author = "human"
+		}
+	}
+}
+
+func (m *message) finished() bool { return true }
+
+func (m *message) parts(s *stream) []part {
 	content := []json.RawMessage{}
 	if m.hasThought {
 		content = append(content, textPart("reasoning", string(m.thought)))
@@ -40,6 +71,12 @@ func (m *message) parts(*stream) []part {
 		Author:     m.author,
 		Content:    content,
 		Provenance: asr.Provenance{Assembly: asm, Meta: m.meta.out()},
+	}
+	if m.inter {
+		if m.from != "" {
+			rec.From = &asr.SessionRef{Session: m.from}
+		}
+		rec.Recipients = []asr.Recipient{{Actor: asr.SessionRef{Session: s.id}}}
 	}
 	var lossy []string
 	if m.droppedThought {
@@ -83,6 +120,9 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 	m := e.b.(*message)
 	if m.role != role {
 		s.c.diag(sdk.SeverityWarning, s.id, "messageId used for both user and assistant content", "the role first seen is kept")
+	}
+	if m.inter {
+		s.c.diag(sdk.SeverityWarning, s.id, "messageId used for both an inter-session message and "+kind, "folded into the inter-session message")
 	}
 	switch {
 	case thought && chunk:

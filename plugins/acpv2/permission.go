@@ -18,6 +18,8 @@ type permission struct {
 	decision, selectedOpt string
 }
 
+func (p *permission) finished() bool { return p.status == "resolved" }
+
 func (p *permission) parts(*stream) []part {
 	return []part{{key: asr.TypePermission, rec: &asr.Permission{
 		Envelope:         asr.Envelope{Type: asr.TypePermission, Status: p.status},

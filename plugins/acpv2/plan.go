@@ -16,6 +16,8 @@ type plan struct {
 	meta    meta
 }
 
+func (p *plan) finished() bool { return true }
+
 func (p *plan) parts(*stream) []part {
 	return []part{{key: asr.TypePlan, rec: &asr.Plan{
 		Envelope:   asr.Envelope{Type: asr.TypePlan},

@@ -39,7 +39,8 @@ func TestStateUpdates(t *testing.T) {
 }
 
 // TestSessionResume: state resumed at the response; history replayed before
-// it carries observedAt and no ts (ASR-707); a prior stream continues its
+// it carries observedAt and no ts (ASR-707); the replayed state equal to
+// the stream's latest is not written again; a prior stream continues its
 // seqs and declared losses without a second header, whether the store's
 // view came in the start request or in a session frame.
 func TestSessionResume(t *testing.T) {
@@ -77,9 +78,9 @@ func TestSessionResume(t *testing.T) {
 				got = append(got, js([]any{r["seq"], r["type"], r["ts"] != nil, r["observedAt"] != nil, r["state"], r["requestId"]}))
 			}
 			want := []string{
-				`[3,"message",false,true,null,null]`, `[4,"message",false,true,null,null]`, `[5,"state",false,true,"idle",null]`,
-				`[6,"state",true,false,"resumed",null]`, `[7,"permission",true,false,null,"2:3"]`,
-				`[8,"message",true,false,null,null]`, `[9,"state",true,false,"idle",null]`,
+				`[3,"message",false,true,null,null]`, `[4,"message",false,true,null,null]`,
+				`[5,"state",true,false,"resumed",null]`, `[6,"permission",true,false,null,"2:3"]`,
+				`[7,"message",true,false,null,null]`, `[8,"state",true,false,"idle",null]`,
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("records (-want +got):\n%s", diff)

@@ -3,6 +3,7 @@ package acpv2
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acptap/acptap/sdk"
@@ -30,15 +31,42 @@ type stream struct {
 	lossy map[string]bool
 	next  uint64 // seq of the next record
 	ents  map[entKey]*entity
+	// done holds the entities no longer held in full: released after a
+	// whole turn final, or recorded on an earlier connection.
+	done map[uint64]doneEnt
 	// unwritten holds context entities without a record yet, by first
 	// sight; dirty holds entities changed since their last record.
 	unwritten []*entity
 	dirty     []*entity
 	lastCtx   *entity // the context entity seen last (ASR-719 throughId)
-	replaying bool    // inside a session/resume history replay (ASR-707)
-	title     json.RawMessage
-	infoMeta  meta
-	notices   int
+	gen       int     // turn generation: +1 at every turn end
+	// History replay (session/resume with replayFrom; ASR-707, 717, 718).
+	replaying  bool
+	epoch      int                 // +1 at every replay
+	src        string              // the current update's source time, in a replay
+	deferred   map[string]deferred // latest-wins records seen in the replay
+	replayLast string              // the last record written from the replay
+	copyFrom   string              // a fork's parent: replayed history is copied from it
+	copyWarned bool
+	// latest holds the last line of each latest-wins type; contents the
+	// fingerprints of the audit-only records and notices written.
+	latest   map[string][]byte
+	contents map[asr.Fingerprint]struct{}
+	// outbound holds the session_message ids this session sent (ASR-735).
+	outbound map[string]bool
+	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
+	title    json.RawMessage
+	infoMeta meta
+	notices  int
+}
+
+// when is a record's time: the receipt time of its first update, whether
+// its content is replayed history (ASR-707), and a source time if the
+// replayed history carried one.
+type when struct {
+	at       time.Time
+	replayed bool
+	src      string
 }
 
 // open returns the stream for id, creating it (and writing its header
@@ -47,15 +75,28 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 	if s, ok := c.streams[id]; ok {
 		return s
 	}
-	s := &stream{c: c, id: id, lossy: map[string]bool{}, next: 1, ents: map[entKey]*entity{}}
+	s := &stream{c: c, id: id, lossy: map[string]bool{}, next: 1, ents: map[entKey]*entity{}, done: map[uint64]doneEnt{},
+		latest: map[string][]byte{}, contents: map[asr.Fingerprint]struct{}{}, outbound: map[string]bool{}}
 	c.streams[id] = s
 	c.list = append(c.list, s)
 	if p, ok := c.prior[id]; ok {
-		s.n = p.Connections
-		if len(p.Records) > 0 {
-			s.continueFrom(p.Records)
+		delete(c.prior, id)
+		s.n = p.n
+		if p.header != nil {
+			s.continueFrom(p)
 			return s
 		}
+	}
+	if lineage == nil {
+		if parent, ok := c.spawned[id]; ok {
+			lineage = &asr.Lineage{SpawnedBy: &asr.SessionLink{Session: parent, Evidence: asr.EvidenceNativeField}}
+		}
+	}
+	if lineage != nil {
+		if lineage.Inherits != nil && lineage.Inherits.Mode == "copied" {
+			s.copyFrom = lineage.Inherits.From
+		}
+		s.spawned = lineage.SpawnedBy != nil
 	}
 	s.roots = asr.RootIDs(roots)
 	for _, l := range alwaysLossy {
@@ -100,45 +141,16 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 	return s
 }
 
-// continueFrom picks up a stream the store already has: its roots, its
-// declared losses, and the seq after its last record.
-func (s *stream) continueFrom(records [][]byte) {
-	h, err := asr.ReadHeader(records[0])
-	if err != nil {
-		s.c.diag(sdk.SeverityWarning, s.id, "prior stream has no readable header", err.Error())
-	} else {
-		if h.Workspace != nil {
-			s.roots = h.Workspace.Roots
-		}
-		for _, l := range h.Producer.Lossy {
-			s.lossy[l] = true
-		}
-	}
-	for _, line := range records[1:] {
-		g, err := asr.ReadRecord(line)
-		if err != nil {
-			continue
-		}
-		s.next = max(s.next, g.Seq+1)
-		if g.Type == asr.TypeDeclaration {
-			var d asr.Declaration
-			if json.Unmarshal(line, &d) == nil {
-				for _, l := range d.Lossy {
-					s.lossy[l] = true
-				}
-			}
-		}
-	}
-}
-
 // streamFor returns the stream an agent message names. A session never
 // opened on this connection is still recorded (its traffic is observed),
-// with a diagnostic.
+// with a diagnostic unless it is a known subagent's (ASR-721).
 func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
 	if s, ok := c.streams[id]; ok {
 		return s
 	}
-	if _, ok := c.prior[id]; !ok {
+	_, known := c.prior[id]
+	_, child := c.spawned[id]
+	if !known && !child {
 		c.diag(sdk.SeverityWarning, id, "session not opened on this connection",
 			"no session/new, session/resume or session/fork was seen for it; its header has no workspace roots")
 	}
@@ -150,17 +162,23 @@ func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
 }
 
 // write appends one record: it fills the envelope (seq, id, time, native
-// reference) and emits the line.
-func (s *stream) write(rec asr.Record, at time.Time, replayed bool, seqs []uint64, supersedes string) string {
+// reference) and emits the line. It returns the record's id and line.
+func (s *stream) write(rec asr.Record, w when, seqs []uint64, supersedes string) (string, []byte) {
 	env := rec.Env()
 	env.Seq, env.ID, env.Supersedes = s.next, asr.RecordID(s.next), supersedes
 	env.TS, env.TSSource, env.ObservedAt = "", "", ""
 	switch {
-	case at.IsZero():
-	case replayed:
-		env.ObservedAt = asr.FormatTime(at) // ASR-707: no ts for replayed history
-	default:
-		env.TS, env.TSSource = asr.FormatTime(at), asr.TSSourceRecorder
+	case w.replayed:
+		// ASR-707: replayed history has no ts from receipt time; a
+		// source time it carries is its ts.
+		if w.src != "" {
+			env.TS, env.TSSource = w.src, asr.TSSourceSource
+		}
+		if !w.at.IsZero() {
+			env.ObservedAt = asr.FormatTime(w.at)
+		}
+	case !w.at.IsZero():
+		env.TS, env.TSSource = asr.FormatTime(w.at), asr.TSSourceRecorder
 	}
 	prov := rec.Prov()
 	if prov.Native == nil {
@@ -170,24 +188,41 @@ func (s *stream) write(rec asr.Record, at time.Time, replayed bool, seqs []uint6
 	line, err := asr.Marshal(rec)
 	if err != nil {
 		s.c.diag(sdk.SeverityError, s.id, summaryInternal, fmt.Sprintf("marshal %s: %v", env.Type, err))
-		return ""
+		return "", nil
 	}
 	s.next++
+	if s.replaying && env.Type != asr.TypeDeclaration {
+		s.replayLast = env.ID
+	}
 	s.c.emit(sdk.ASRRecord, s.id, line, seqs)
-	return env.ID
+	return env.ID, line
 }
 
 // record writes a record that is not an entity (state, usage, audit, …).
+// Inside a replay, latest-wins records wait for its end and content
+// already recorded is skipped (ASR-717).
 func (s *stream) record(rec asr.Record, f *sdk.Frame, seqs ...uint64) {
 	if len(seqs) == 0 {
 		seqs = []uint64{f.Seq}
 	}
-	s.write(rec, f.At, s.replaying, uniqueSorted(seqs), "")
+	seqs = uniqueSorted(seqs)
+	w := when{at: f.At, replayed: s.replaying, src: s.src}
+	typ := rec.Env().Type
+	switch {
+	case latestWins(typ) && s.replaying:
+		s.deferred[typ] = deferred{rec: rec, w: w, seqs: seqs, ord: s.c.ord}
+	case latestWins(typ):
+		s.snapshot(rec, w, seqs, false)
+	case strings.HasPrefix(typ, asr.AuditPrefix), typ == asr.TypeMessage:
+		s.content(rec, w, seqs)
+	default:
+		s.write(rec, w, seqs, "")
+	}
 }
 
 // declare adds loss categories learned after the header (a declaration
 // record); categories already declared are skipped.
-func (s *stream) declare(cats []string, at time.Time, replayed bool, seqs []uint64) {
+func (s *stream) declare(cats []string, w when, seqs []uint64) {
 	add := map[string]bool{}
 	for _, l := range cats {
 		if !s.lossy[l] {
@@ -198,7 +233,7 @@ func (s *stream) declare(cats []string, at time.Time, replayed bool, seqs []uint
 	if len(add) == 0 {
 		return
 	}
-	s.write(&asr.Declaration{Envelope: asr.Envelope{Type: asr.TypeDeclaration}, Lossy: asr.SortedKeys(add)}, at, replayed, seqs, "")
+	s.write(&asr.Declaration{Envelope: asr.Envelope{Type: asr.TypeDeclaration}, Lossy: asr.SortedKeys(add)}, w, seqs, "")
 }
 
 // uniqueSorted sorts seqs and drops duplicates (batch elements share a seq).

@@ -21,6 +21,8 @@ type terminal struct {
 	meta             meta
 }
 
+func (t *terminal) finished() bool { return t.exited }
+
 func (t *terminal) parts(s *stream) []part {
 	rec := &asr.Terminal{
 		Envelope:   asr.Envelope{Type: asr.TypeTerminal, Status: "running"},

@@ -31,6 +31,8 @@ type location struct {
 	line json.RawMessage
 }
 
+func (t *toolCall) finished() bool { return finalStatus(t.status) }
+
 // finalStatus is a status that makes a tool call (or compaction) final.
 func finalStatus(st string) bool { return st == "completed" || st == "failed" || st == "cancelled" }
 
@@ -71,7 +73,7 @@ func (s *stream) toolUpdate(f *sdk.Frame, u obj) bool {
 	patchRaw(u, "rawOutput", &t.output)
 	t.meta.fold(s, u)
 	if finalStatus(t.status) && t.status != prev {
-		s.emit(e)
+		s.emitFinal(e)
 	}
 	return true
 }

@@ -32,6 +32,11 @@ func (s *stream) update(f *sdk.Frame, u obj, raw json.RawMessage) {
 		s.c.diag(sdk.SeverityError, s.id, "session/update without a sessionUpdate kind", "not recorded: an audit record needs the kind for its type")
 		return
 	}
+	s.src = ""
+	if s.replaying {
+		s.src = sourceTime(u)
+	}
+	defer func() { s.src = "" }()
 	var ok bool
 	switch kind {
 	case "user_message", "user_message_chunk", "agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk":
@@ -60,6 +65,10 @@ func (s *stream) update(f *sdk.Frame, u obj, raw json.RawMessage) {
 		ok = s.configUpdate(f, u)
 	case "notice":
 		ok = s.notice(f, u)
+	case "subagent_update":
+		ok = s.subagentUpdate(f, u)
+	case "session_message", "session_message_chunk":
+		ok = s.sessionMessage(f, kind, u, raw)
 	}
 	if !ok {
 		s.audit(f, kind, raw)
@@ -75,7 +84,9 @@ func (s *stream) audit(f *sdk.Frame, kind string, raw json.RawMessage) {
 }
 
 // stateUpdate writes a state record. idle and requires_action end a turn:
-// the entities still open are written first (ASR-705).
+// the entities still open are written first (ASR-705). Inside a replay
+// only idle does: a replayed entity is compared with what was recorded
+// once its replayed turn is over (ASR-717).
 func (s *stream) stateUpdate(f *sdk.Frame, u obj) bool {
 	state, st := u.str("state")
 	if st != valid {
@@ -95,7 +106,11 @@ func (s *stream) stateUpdate(f *sdk.Frame, u obj) bool {
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, "state_update: error is not an object", "left out")
 	}
-	if state == "idle" || state == "requires_action" {
+	switch {
+	case state == "idle":
+		s.flush()
+		s.endTurn()
+	case state == "requires_action" && !s.replaying:
 		s.flush()
 	}
 	s.record(rec, f)

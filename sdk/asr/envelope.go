@@ -27,6 +27,8 @@ type Envelope struct {
 	Status string `json:"status,omitempty"`
 	// Supersedes is the id of the record this one revises (ASR-706).
 	Supersedes string `json:"supersedes,omitempty"`
+	// CopiedFrom marks content copied from another stream (ASR-718).
+	CopiedFrom *CopiedFrom `json:"copiedFrom,omitempty"`
 }
 
 // Provenance is the trailing part of every record: where it came from, what

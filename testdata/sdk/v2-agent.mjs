@@ -3,7 +3,7 @@
 // official SDK's `experimental/v2/unstable` entrypoint, speaking
 // newline-delimited JSON-RPC on stdin/stdout. Logs go to stderr only.
 //
-// Usage: node v2-agent.mjs [--mode basic|everything|invalid] [--no-batch]
+// Usage: node v2-agent.mjs [--mode basic|everything|invalid] [--no-batch] [--state FILE]
 //
 // The mode of each prompt turn is, first match wins:
 //   1. a keyword in the prompt text: "basic", "everything" or "invalid";
@@ -11,6 +11,8 @@
 //   3. the environment variable ACPTAP_SDK_AGENT_MODE;
 //   4. "everything".
 // --no-batch (or ACPTAP_SDK_AGENT_BATCH=0) sends the batched chunks one by one.
+// --state FILE (or ACPTAP_SDK_AGENT_STATE) keeps the sessions in FILE, so that
+// a later process (a later connection) can resume or fork them.
 //
 // basic:      user_message_chunk echo, state_update running, two
 //             agent_message_chunks, state_update idle end_turn.
@@ -21,10 +23,13 @@
 //             messageId (a schema violation the receiving SDK rejects).
 //
 // Also served: initialize, session/new, session/resume (replayFrom start
-// replays every update this process sent for the session),
-// session/set_config_option, session/cancel, session/close.
+// replays every update sent for the session), session/fork (unstable: the
+// fork gets a copy of the session's history, replayed when the fork is
+// resumed with replayFrom), session/set_config_option, session/cancel,
+// session/close.
 
 import { Readable, Writable } from "node:stream";
+import fs from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
@@ -34,14 +39,20 @@ const AGENT_VERSION = "0.1.0";
 const MODES = ["basic", "everything", "invalid"];
 
 function parseArgs(argv) {
-  const opts = { mode: process.env.ACPTAP_SDK_AGENT_MODE || "everything", batch: process.env.ACPTAP_SDK_AGENT_BATCH !== "0" };
+  const opts = {
+    mode: process.env.ACPTAP_SDK_AGENT_MODE || "everything",
+    batch: process.env.ACPTAP_SDK_AGENT_BATCH !== "0",
+    state: process.env.ACPTAP_SDK_AGENT_STATE || null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--mode") opts.mode = argv[++i];
     else if (a.startsWith("--mode=")) opts.mode = a.slice("--mode=".length);
     else if (a === "--no-batch") opts.batch = false;
+    else if (a === "--state") opts.state = argv[++i];
+    else if (a.startsWith("--state=")) opts.state = a.slice("--state=".length);
     else if (a === "-h" || a === "--help") {
-      process.stderr.write("usage: node v2-agent.mjs [--mode basic|everything|invalid] [--no-batch]\n");
+      process.stderr.write("usage: node v2-agent.mjs [--mode basic|everything|invalid] [--no-batch] [--state FILE]\n");
       process.exit(0);
     } else {
       process.stderr.write(`v2-agent: unknown argument ${JSON.stringify(a)}\n`);
@@ -120,8 +131,36 @@ function newSession(params) {
     config: { mode: "code", model: "fake-large", auto_approve: false },
   };
   sessions.set(s.id, s);
+  saveState();
   return s;
 }
+
+// --state: the sessions outlive the process, for resume and fork on a later
+// connection. Only what replay and numbering need is kept.
+function loadState() {
+  if (!opts.state || !fs.existsSync(opts.state)) return;
+  const st = JSON.parse(fs.readFileSync(opts.state, "utf8"));
+  sessionCounter = st.sessionCounter ?? 0;
+  for (const d of st.sessions ?? []) {
+    sessions.set(d.id, { ...d, queue: Promise.resolve(), active: null });
+  }
+}
+
+function saveState() {
+  if (!opts.state) return;
+  const list = [...sessions.values()].map(({ id, cwd, additionalDirectories, turn, history, closed, config }) => ({
+    id,
+    cwd,
+    additionalDirectories,
+    turn,
+    history,
+    closed,
+    config,
+  }));
+  fs.writeFileSync(opts.state, JSON.stringify({ sessionCounter, sessions: list }));
+}
+
+loadState();
 
 function getSession(id) {
   const s = sessions.get(id);
@@ -368,6 +407,7 @@ async function runTurn(client, s, n, mode) {
   if (error) idle.error = error;
   if (mode === "everything" && stopReason === "end_turn") idle.usage = { totalTokens: 1500, inputTokens: 1200, outputTokens: 300, thoughtTokens: 40 };
   s.history.push(idle);
+  saveState();
   await client.notify(methods.client.session.update, { sessionId: s.id, update: idle });
 }
 
@@ -396,6 +436,7 @@ const app = acp
   .onRequest(methods.agent.session.resume, async ({ params, client }) => {
     const s = getSession(params.sessionId);
     if (params.additionalDirectories) s.additionalDirectories = params.additionalDirectories;
+    saveState();
     await s.queue;
     if (params.replayFrom && params.replayFrom.type === "start") {
       for (const update of s.history) await client.notify(methods.client.session.update, { sessionId: s.id, update });
@@ -409,8 +450,19 @@ const app = acp
     s.config[params.configId] = params.value;
     const update = { sessionUpdate: "config_option_update", configOptions: configOptions(s) };
     s.history.push(update);
+    saveState();
     await client.notify(methods.client.session.update, { sessionId: s.id, update });
     return { configOptions: configOptions(s) };
+  })
+  .onRequest(methods.agent.session.fork, async ({ params }) => {
+    const src = getSession(params.sessionId);
+    await src.queue;
+    const s = newSession(params);
+    s.turn = src.turn;
+    s.history = structuredClone(src.history);
+    s.config = { ...src.config };
+    saveState();
+    return { sessionId: s.id, configOptions: configOptions(s), availableCommands };
   })
   .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
     const s = getSession(params.sessionId);
@@ -430,6 +482,7 @@ const app = acp
     const s = getSession(params.sessionId);
     await cancelActive(s);
     s.closed = true;
+    saveState();
     return {};
   });
 

@@ -28,6 +28,10 @@ const usage = `usage: node v2-client.mjs [flags] -- AGENT [ARGS...]
   --elicitation ACTION  answer elicitations: accept|decline|cancel (default accept, with content fitting the form)
   --set-config ID=VALUE send session/set_config_option after the prompts (repeatable; true/false → boolean)
   --resume              send session/resume with replayFrom {type:"start"} after the prompts
+  --resume-session ID   start by resuming session ID (replayFrom {type:"start"}) instead of session/new
+  --no-prompts          send no prompts (e.g. only resume, or only fork)
+  --fork                after the prompts: session/fork, then session/resume of the fork with replayFrom
+  --fork-prompt TEXT    a prompt to send to the fork (repeatable)
   --no-close            do not send session/close
   --trace FILE          write every wire line as JSONL {"dir":"send"|"recv","line":…}
   --timeout MS          give up after MS milliseconds (default 60000; exit 3)
@@ -48,6 +52,10 @@ const { opts, agentArgv } = parseClientArgs(
     elicitation: { type: "string", default: "accept" },
     "set-config": { type: "list", default: [] },
     resume: { type: "bool", default: false },
+    "resume-session": { type: "string" },
+    prompts: { type: "bool", default: true },
+    fork: { type: "bool", default: false },
+    "fork-prompt": { type: "list", default: [] },
     close: { type: "bool", default: true },
     trace: { type: "string" },
     timeout: { type: "int", default: 60000 },
@@ -88,6 +96,7 @@ const summary = {
   protocolVersion: null,
   agentInfo: null,
   sessionId: null,
+  forkSessionId: null,
   promptMessageIds: [],
   updates: {},
   totalUpdates: 0,
@@ -199,17 +208,33 @@ try {
     summary.protocolVersion = init.protocolVersion;
     summary.agentInfo = init.info;
 
-    const ns = await agent.request(methods.agent.session.new, { cwd, additionalDirectories, mcpServers });
-    const sessionId = ns.sessionId;
-    summary.sessionId = sessionId;
-
-    for (const [i, textPrompt] of prompts.entries()) {
-      const prompt = [{ type: "text", text: textPrompt }];
-      if (i === 0) prompt.push({ type: "resource_link", name: "hello.go", uri: `file://${path.join(cwd, "src", "hello.go")}`, mimeType: "text/x-go" });
-      const idle = states.wait((s) => s.sessionId === sessionId && s.state === "idle" && s.stopReason != null);
-      const res = await agent.request(methods.agent.session.prompt, { sessionId, prompt });
+    // resume replays history, then the agent sends the current state and answers.
+    const resume = async (id) => {
+      const idle = states.wait((s) => s.sessionId === id && s.state === "idle");
+      await agent.request(methods.agent.session.resume, { sessionId: id, cwd, additionalDirectories, mcpServers, replayFrom: { type: "start" } });
+      await idle;
+    };
+    const promptTurn = async (id, prompt) => {
+      const idle = states.wait((s) => s.sessionId === id && s.state === "idle" && s.stopReason != null);
+      const res = await agent.request(methods.agent.session.prompt, { sessionId: id, prompt });
       summary.promptMessageIds.push(res.messageId);
       await idle;
+    };
+
+    let sessionId;
+    if (opts["resume-session"]) {
+      sessionId = opts["resume-session"];
+      await resume(sessionId);
+    } else {
+      const ns = await agent.request(methods.agent.session.new, { cwd, additionalDirectories, mcpServers });
+      sessionId = ns.sessionId;
+    }
+    summary.sessionId = sessionId;
+
+    for (const [i, textPrompt] of (opts.prompts ? prompts : []).entries()) {
+      const prompt = [{ type: "text", text: textPrompt }];
+      if (i === 0) prompt.push({ type: "resource_link", name: "hello.go", uri: `file://${path.join(cwd, "src", "hello.go")}`, mimeType: "text/x-go" });
+      await promptTurn(sessionId, prompt);
     }
 
     for (const kv of opts["set-config"]) {
@@ -224,6 +249,14 @@ try {
       const idle = states.wait((s) => s.sessionId === sessionId && s.state === "idle");
       await agent.request(methods.agent.session.resume, { sessionId, cwd, additionalDirectories, mcpServers, replayFrom: { type: "start" } });
       await idle;
+    }
+
+    if (opts.fork) {
+      const fk = await agent.request(methods.agent.session.fork, { sessionId, cwd, additionalDirectories, mcpServers });
+      summary.forkSessionId = fk.sessionId;
+      await resume(fk.sessionId);
+      for (const textPrompt of opts["fork-prompt"]) await promptTurn(fk.sessionId, [{ type: "text", text: textPrompt }]);
+      if (opts.close) await agent.request(methods.agent.session.close, { sessionId: fk.sessionId });
     }
 
     if (opts.close) await agent.request(methods.agent.session.close, { sessionId });

@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/bench/internal/acpgen"
+)
+
+// BenchmarkRecordLatency measures one-line round trips to an echo agent
+// started directly and to one started as `acptap record --store <tmp> --
+// agent` (the real binary: wire log written, acpv2 attached), alternating
+// line by line so both see the same machine state. For reference it also
+// times the agent behind two cats in acptap's place (the cost of the two
+// extra process hops alone). The line is a 300-byte mcp/message
+// notification, valid in both directions. It reports p50/p99/p99.9 of each
+// and acptap's added p50/p99 over direct, in microseconds.
+func BenchmarkRecordLatency(b *testing.B) {
+	acptap, agent := binaries(b)
+	n := envInt("ACPTAP_BENCH_LAT_N", 2000)
+	line := acpgen.MCPBlock(1)
+	line = line[:bytes.IndexByte(line, '\n')+1]
+	var direct, catted, tapped []time.Duration
+	for b.Loop() {
+		dir, err := os.MkdirTemp(tmpRoot, "lat-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := startProc(b, os.Environ(), agent, "echo")
+		t := startProc(b, recordEnv(dir), recordArgv(acptap, filepath.Join(dir, "store"), agent, "echo")...)
+		dc := &chain{in: d.stdin, out: newReader(d.stdout), agent: d.stderr}
+		tc := &chain{in: t.stdin, out: newReader(t.stdout), agent: t.stderr}
+		cc := startChain(b, viaCat, agent, "echo")
+		for _, c := range []*chain{dc, cc, tc} {
+			c.request(b, acpgen.InitializeRequest)
+			c.request(b, acpgen.NewSessionRequest)
+		}
+		for i := -200; i < n; i++ { // the first 200 warm up (and let acpv2 attach)
+			dd, cd, td := roundTrip(b, dc, line), roundTrip(b, cc, line), roundTrip(b, tc, line)
+			if i >= 0 {
+				direct, catted, tapped = append(direct, dd), append(catted, cd), append(tapped, td)
+			}
+		}
+		for _, p := range []*proc{d, t} {
+			p.stdin.Close()
+			if err := p.cmd.Wait(); err != nil {
+				b.Fatalf("%s: %v\n%s", p.cmd.Path, err, p.stderr.all())
+			}
+		}
+		cc.in.Close()
+		cc.wait(b)
+	}
+	for _, s := range []struct {
+		name string
+		d    []time.Duration
+	}{{"direct", direct}, {"cat", catted}, {"acptap", tapped}} {
+		b.ReportMetric(us(percentile(s.d, 50)), s.name+"-p50-us")
+		b.ReportMetric(us(percentile(s.d, 99)), s.name+"-p99-us")
+		b.ReportMetric(us(percentileF(s.d, 99.9)), s.name+"-p99.9-us")
+	}
+	b.ReportMetric(us(percentile(tapped, 50)-percentile(direct, 50)), "added-p50-us")
+	b.ReportMetric(us(percentile(tapped, 99)-percentile(direct, 99)), "added-p99-us")
+}
+
+// roundTrip writes line and waits for its echo.
+func roundTrip(b *testing.B, c *chain, line []byte) time.Duration {
+	t0 := time.Now()
+	if _, err := c.in.Write(line); err != nil {
+		b.Fatal(err)
+	}
+	got, err := c.out.ReadSlice('\n')
+	d := time.Since(t0)
+	if err != nil || !bytes.Equal(got, line) {
+		b.Fatalf("echo: %q, %v", got, err)
+	}
+	return d
+}

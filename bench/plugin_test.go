@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/bench/internal/acpgen"
+	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/plugins/acpv2"
+	"github.com/acptap/acptap/sdk"
+)
+
+var (
+	framesOnce  sync.Once
+	framesCache []sdk.Frame
+	framesTurns int
+)
+
+// updatesTurns is ACPTAP_BENCH_UPDATES in turns.
+func updatesTurns() int {
+	return max(1, envInt("ACPTAP_BENCH_UPDATES", 200_000)/acpgen.UpdatesPerTurn)
+}
+
+// benchFrames is the session of updatesTurns() turns as frames, built once.
+func benchFrames() []sdk.Frame {
+	framesOnce.Do(func() {
+		framesTurns = updatesTurns()
+		framesCache = sessionFrames(framesTurns)
+	})
+	return framesCache
+}
+
+// mapAll maps frames in batches and finishes; it returns the output count.
+func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
+	b.Helper()
+	ctx := context.Background()
+	sess, err := m.Start(ctx, sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl",
+		Input: acpv2.Input, Mode: sdk.ModeRecord})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for len(frames) > 0 {
+		k := min(batch, len(frames))
+		outs, err := sess.Map(ctx, frames[:k])
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, frames = n+len(outs), frames[k:]
+	}
+	outs, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n + len(outs)
+}
+
+// BenchmarkPluginFrames maps a synthetic ACP v2 session of
+// ACPTAP_BENCH_UPDATES session/update lines (after initialize, session/new
+// and session/prompt) in batches of 256 frames through the acpv2 mapper
+// three ways, one after the other in each op:
+//
+//	inproc   acpv2.New() called directly
+//	grpc     the same over real gRPC and protobuf in this process (sdk.ServeInProcess)
+//	process  the acptap binary started as the built-in plugin (pluginhost.Launch, go-plugin)
+//
+// It reports frames/s of each, process/inproc, and for reference the rate
+// of the host's own per-line router (sdk.FrameBuilder, which the feeder
+// runs before every Map), and the plugin's launch time.
+func BenchmarkPluginFrames(b *testing.B) {
+	acptap, _ := binaries(b)
+	frames := benchFrames()
+	const batch = 256
+	var tIn, tGRPC, tProc, tFB, launch time.Duration
+	outs := 0
+	for b.Loop() {
+		t0 := time.Now()
+		outs = mapAll(b, acpv2.New(), frames, batch)
+		tIn += time.Since(t0)
+
+		dir, err := os.MkdirTemp(tmpRoot, "grpc-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, stop, err := sdk.ServeInProcess(acpv2.New(), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		if n := mapAll(b, m, frames, batch); n != outs {
+			b.Fatalf("grpc: %d outputs, in process %d", n, outs)
+		}
+		tGRPC += time.Since(t0)
+		stop()
+
+		t0 = time.Now()
+		inst, err := pluginhost.Launch(context.Background(),
+			pluginhost.Spec{Name: acpv2.Name, Builtin: true, Path: acptap}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		launch += time.Since(t0)
+		t0 = time.Now()
+		if n := mapAll(b, inst.Mapper, frames, batch); n != outs {
+			b.Fatalf("process: %d outputs, in process %d", n, outs)
+		}
+		tProc += time.Since(t0)
+		inst.Kill()
+
+		dirs, lines := sessionLines(framesTurns)
+		t0 = time.Now()
+		fb := sdk.NewFrameBuilder()
+		buf := make([]sdk.Frame, 0, batch)
+		for i, l := range lines {
+			if len(buf) == batch {
+				buf = buf[:0]
+			}
+			buf = fb.Line(buf, uint64(i+1), dirs[i], t0, l)
+		}
+		tFB += time.Since(t0)
+	}
+	n := float64(len(frames)) * float64(b.N)
+	rate := func(d time.Duration) float64 { return n / d.Seconds() }
+	b.ReportMetric(float64(len(frames)), "frames/op")
+	b.ReportMetric(float64(outs), "outputs/op")
+	b.ReportMetric(rate(tIn), "inproc-frames/s")
+	b.ReportMetric(rate(tGRPC), "grpc-frames/s")
+	b.ReportMetric(rate(tProc), "process-frames/s")
+	b.ReportMetric(rate(tProc)/rate(tIn), "ratio")
+	b.ReportMetric(rate(tGRPC)/rate(tIn), "grpc-ratio")
+	b.ReportMetric(rate(tFB), "framebuilder-frames/s")
+	b.ReportMetric(float64(launch.Milliseconds())/float64(b.N), "launch-ms")
+}

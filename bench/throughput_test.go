@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/bench/internal/acpgen"
+)
+
+// setup is what sits between the editor (this process) and the agent.
+type setup int
+
+const (
+	viaCat    setup = iota // one cat per direction, in acptap's place
+	viaAcptap              // acptap record --store <tmp> -- agent
+)
+
+// chain is one running editor ↔ [middle] ↔ agent arrangement.
+type chain struct {
+	in    io.WriteCloser // editor → middle
+	out   *bufio.Reader  // middle → editor
+	agent *lineReader    // the agent's stderr
+	procs []*exec.Cmd    // waited for in order; procs[0] is acptap or the c2a cat
+	store string
+}
+
+// startChain starts the agent behind cat or acptap. The agent's stderr
+// always reaches us directly (acptap passes its own stderr to the agent).
+func startChain(b *testing.B, s setup, agent ...string) *chain {
+	b.Helper()
+	acptap, _ := binaries(b)
+	errR, errW, _ := os.Pipe()
+	edInR, edInW, _ := os.Pipe()   // editor → middle
+	edOutR, edOutW, _ := os.Pipe() // middle → editor
+	c := &chain{in: edInW, out: bufio.NewReaderSize(edOutR, 1<<20)}
+	start := func(cmd *exec.Cmd) {
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		c.procs = append(c.procs, cmd)
+	}
+	switch s {
+	case viaCat:
+		agInR, agInW, _ := os.Pipe()
+		agOutR, agOutW, _ := os.Pipe()
+		catIn := exec.Command("cat")
+		catIn.Stdin, catIn.Stdout, catIn.Stderr = edInR, agInW, os.Stderr
+		catOut := exec.Command("cat")
+		catOut.Stdin, catOut.Stdout, catOut.Stderr = agOutR, edOutW, os.Stderr
+		ag := exec.Command(agent[0], agent[1:]...)
+		ag.Stdin, ag.Stdout, ag.Stderr = agInR, agOutW, errW
+		start(catIn)
+		start(catOut)
+		start(ag)
+		for _, f := range []*os.File{agInR, agInW, agOutR, agOutW} {
+			f.Close()
+		}
+	case viaAcptap:
+		dir, err := os.MkdirTemp(tmpRoot, "run-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.store = filepath.Join(dir, "store")
+		argv := recordArgv(acptap, c.store, agent...)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = recordEnv(dir)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = edInR, edOutW, errW
+		start(cmd)
+	}
+	edInR.Close()
+	edOutW.Close()
+	errW.Close()
+	c.agent = newLineReader(errR)
+	return c
+}
+
+// request writes one line and reads the one-line answer.
+func (c *chain) request(b *testing.B, line []byte) {
+	b.Helper()
+	if _, err := c.in.Write(line); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.out.ReadSlice('\n'); err != nil {
+		b.Fatalf("reading the answer to %.40s: %v; agent stderr:\n%s", line, err, c.agent.all())
+	}
+}
+
+// wait waits for every process and returns their CPU time (acptap's
+// includes the agent's and the plugin's, which it reaps).
+func (c *chain) wait(b *testing.B) (cpu time.Duration) {
+	b.Helper()
+	for _, p := range c.procs {
+		if err := p.Wait(); err != nil {
+			b.Fatalf("%s: %v; agent stderr:\n%s", p.Path, err, c.agent.all())
+		}
+		cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
+	}
+	return cpu
+}
+
+// recorded is what acptap's log says about a finished recording.
+type recorded struct {
+	Frames    uint64 `json:"frames"`
+	GapFrames uint64 `json:"gap_frames"`
+	Restarts  uint64 `json:"restarts"`
+}
+
+func readRecorded(b *testing.B, store string) recorded {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join(store, "logs", "acptap.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		var r struct {
+			Message string `json:"@message"`
+			recorded
+		}
+		if json.Unmarshal(l, &r) == nil && r.Message == "recording finished" {
+			return r.recorded
+		}
+	}
+	b.Fatalf("no \"recording finished\" in the log:\n%s", data)
+	return recorded{}
+}
+
+// flowResult is one run of one direction.
+type flowResult struct {
+	bytes int64
+	flow  time.Duration // first bulk byte written → last bulk byte consumed
+	exit  time.Duration // last bulk byte consumed → every process exited
+	cpu   time.Duration
+	rec   recorded
+}
+
+// runC2A: editor writes size bytes of mcp/message lines; the sink agent
+// reports when it has read them all.
+func runC2A(b *testing.B, s setup, block []byte, reps int) flowResult {
+	_, agent := binaries(b)
+	c := startChain(b, s, agent, "sink")
+	go io.Copy(io.Discard, c.out) // nothing but the two answers comes back
+	c.request(b, acpgen.InitializeRequest)
+	c.request(b, acpgen.NewSessionRequest)
+	t0 := time.Now()
+	for range reps {
+		if _, err := c.in.Write(block); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.in.Close()
+	n, t1 := stampOf(b, c.agent, "eof")
+	if want := int64(reps) * int64(len(block)); n != want {
+		b.Fatalf("sink read %d bytes, want %d", n, want)
+	}
+	r := flowResult{bytes: n, flow: t1.Sub(t0)}
+	r.cpu = c.wait(b)
+	r.exit = time.Since(t1)
+	if s == viaAcptap {
+		r.rec = readRecorded(b, c.store)
+	}
+	return r
+}
+
+// runA2C: the source agent writes turns of session/update lines; the
+// editor reads them all.
+func runA2C(b *testing.B, s setup, turns int) flowResult {
+	_, agent := binaries(b)
+	c := startChain(b, s, agent, "source", strconv.Itoa(turns))
+	c.request(b, acpgen.InitializeRequest)
+	c.request(b, acpgen.NewSessionRequest)
+	c.request(b, acpgen.PromptRequest)
+	want := acpgen.NewStream().Bytes(turns)
+	buf := make([]byte, 1<<20)
+	t0 := time.Now()
+	var n int64
+	for n < want {
+		k, err := c.out.Read(buf[:min(int64(len(buf)), want-n)])
+		n += int64(k)
+		if err != nil {
+			b.Fatalf("read %d of %d bytes: %v", n, want, err)
+		}
+	}
+	t1 := time.Now()
+	c.in.Close()
+	r := flowResult{bytes: n, flow: t1.Sub(t0)}
+	r.cpu = c.wait(b)
+	r.exit = time.Since(t1)
+	if s == viaAcptap {
+		r.rec = readRecorded(b, c.store)
+	}
+	return r
+}
+
+// BenchmarkRecordThroughput pushes ACPTAP_BENCH_MIB MiB of ACP lines in one
+// direction through the real `acptap record` binary (wire log written,
+// acpv2 mapping) and, alternately in the same run, through cat in acptap's
+// place, over the same number of pipes. It reports both rates, their ratio,
+// the frames acptap captured and dropped, how long acptap took to exit
+// after the stream ended (mapping what was left), and CPU seconds. Rates
+// are totals over all ops; the ratio is the median of the ops' ratios
+// (run several ops, -benchtime=3x, on a noisy machine).
+func BenchmarkRecordThroughput(b *testing.B) {
+	size := int64(envInt("ACPTAP_BENCH_MIB", 256)) << 20
+	b.Run("dir=c2a", func(b *testing.B) {
+		block := acpgen.MCPBlock(4 << 20)
+		reps := int((size + int64(len(block)) - 1) / int64(len(block)))
+		lines := bytes.Count(block, []byte("\n")) * reps
+		benchFlow(b, lines, func(s setup) flowResult { return runC2A(b, s, block, reps) })
+	})
+	b.Run("dir=a2c", func(b *testing.B) {
+		turns := acpgen.NewStream().TurnsFor(size)
+		benchFlow(b, turns*acpgen.UpdatesPerTurn, func(s setup) flowResult { return runA2C(b, s, turns) })
+	})
+}
+
+func benchFlow(b *testing.B, bulkLines int, run func(setup) flowResult) {
+	binaries(b)
+	var cat, tap flowResult
+	var ratios []float64
+	for b.Loop() {
+		c := run(viaCat)
+		t := run(viaAcptap)
+		ratios = append(ratios, (float64(t.bytes)/t.flow.Seconds())/(float64(c.bytes)/c.flow.Seconds()))
+		cat.bytes, cat.flow, cat.cpu = cat.bytes+c.bytes, cat.flow+c.flow, cat.cpu+c.cpu
+		tap.bytes, tap.flow, tap.cpu, tap.exit = tap.bytes+t.bytes, tap.flow+t.flow, tap.cpu+t.cpu, tap.exit+t.exit
+		tap.rec.Frames += t.rec.Frames
+		tap.rec.GapFrames += t.rec.GapFrames
+		tap.rec.Restarts += t.rec.Restarts
+	}
+	n := float64(b.N)
+	catRate := float64(cat.bytes) / 1e6 / cat.flow.Seconds()
+	tapRate := float64(tap.bytes) / 1e6 / tap.flow.Seconds()
+	b.ReportMetric(catRate, "cat-MB/s")
+	b.ReportMetric(tapRate, "acptap-MB/s")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(float64(bulkLines), "lines/op")
+	b.ReportMetric(float64(tap.rec.Frames)/n, "captured-frames/op")
+	b.ReportMetric(float64(tap.rec.GapFrames)/n, "dropped-frames/op")
+	b.ReportMetric(float64(tap.rec.Restarts)/n, "plugin-restarts/op")
+	b.ReportMetric(tap.exit.Seconds()/n, "acptap-exit-s/op")
+	b.ReportMetric(cat.cpu.Seconds()/n, "cat-cpu-s/op")
+	b.ReportMetric(tap.cpu.Seconds()/n, "acptap-cpu-s/op")
+}

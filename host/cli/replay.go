@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/replay"
+)
+
+func runReplay(env *Env, args []string) int {
+	var c common
+	fs := newFlagSet(env, "replay", "[flags] STREAM | SESSION-ID\n       acptap replay --serve STORE",
+		"Replays a stored ASR stream as ACP v2: one session/update JSON-RPC notification per line on\n"+
+			"stdout, as an agent replays history on session/resume (ASR-724…730), through the plugin\n"+
+			"that maps the stream's revision (acpv2), out of process. STREAM is a stream file; a\n"+
+			"SESSION-ID names a session in the store. The loss report (JSON, ASR-731: what the stream\n"+
+			"contained that a replay does not carry) goes to stderr, or to --report FILE.\n\n"+
+			"--from-capture resends the agent's session/update frames byte for byte from the wire logs\n"+
+			"the stream's records point to (ASR-733), instead of rebuilding them.\n\n"+
+			"--serve STORE makes acptap a read-only ACP v2 agent on stdin/stdout that an editor can run:\n"+
+			"session/list lists the stored sessions, session/resume with replayFrom {type: \"start\"}\n"+
+			"replays one, and a prompt is refused with an error saying the session is a recording.\n\n"+
+			"Exits 1 if the stream cannot be read or the plugin fails.")
+	c.register(fs)
+	reportPath := fs.String("report", "", "write the loss report to FILE instead of stderr")
+	fromCapture := fs.Bool("from-capture", false, "resend the captured session/update frames from the wire log (byte-level, ASR-733)")
+	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP v2 agent on stdin/stdout")
+	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision that can replay)")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if *serve != "" {
+		if len(pos) > 0 {
+			fmt.Fprintln(env.Stderr, "acptap replay: --serve takes the store and no other argument")
+			return ExitUsage
+		}
+		c.store = *serve
+		return runServe(env, &c, *pluginName)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "acptap replay: give one stream file or session ID")
+		return ExitUsage
+	}
+	cfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	path, err := streamPath(cfg, pos[0])
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	var report []byte
+	if *fromCapture {
+		rep, err := captureReplay(path, wireDirs(cfg, path), out)
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+			return ExitFailure
+		}
+		report = rep.Marshal()
+	} else {
+		logger, closer, err := newCommandLogger(cfg)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+			return ExitFailure
+		}
+		defer closeQuietly(closer)
+		rp, err := launchReplayer(context.Background(), env, cfg, logger, *pluginName)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+			return ExitFailure
+		}
+		defer rp.inst.Kill()
+		report, err = rp.replayFile(context.Background(), path, func(o sdk.Output) error {
+			switch o.Kind {
+			case sdk.ACPFrame:
+				out.Write(o.JSON)
+				return out.WriteByte('\n')
+			case sdk.Diagnostic:
+				logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
+				fmt.Fprintf(env.Stderr, "acptap replay: %s: %s\n", o.Summary, o.Detail)
+			}
+			return nil
+		})
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap replay: %s: %s\n", path, oneLine(err))
+			return ExitFailure
+		}
+	}
+	if err := writeReport(env, *reportPath, report); err != nil {
+		fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args); !ok {
+			return nil, code, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, ExitOK, true
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), ExitOK, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// streamPath resolves a stream file, or a session ID in the store.
+func streamPath(cfg *config.Config, arg string) (string, error) {
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		return arg, nil
+	}
+	if cfg.Store == "" {
+		return "", fmt.Errorf("%s: no such file, and no store to look the session up in", arg)
+	}
+	st, err := store.Open(cfg.Store)
+	if err != nil {
+		return "", err
+	}
+	p := st.StreamPath(arg)
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: no such file, and no session %q in the store %s", arg, arg, st.Root())
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+func writeReport(env *Env, path string, report []byte) error {
+	if path == "" {
+		_, err := env.Stderr.Write(report)
+		return err
+	}
+	return os.WriteFile(path, report, store.FileMode)
+}
+
+// replayPlugin is a plugin process with the replay capability.
+type replayPlugin struct {
+	inst   *pluginhost.Instance
+	rep    sdk.Replayer
+	config []byte
+	target string
+}
+
+// launchReplayer starts the replay plugin out of process: the named one,
+// or the first plugin configured for the ACP v2 revision whose Info claims
+// "replay".
+func launchReplayer(ctx context.Context, env *Env, cfg *config.Config, logger hclog.Logger, name string) (*replayPlugin, error) {
+	cat, err := catalog(env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	target := "acp/2@" + cfg.SchemaRevision
+	candidates := []string{name}
+	if name == "" {
+		candidates = slices.Clone(revisions(cfg)[target])
+		if !slices.Contains(candidates, "acpv2") {
+			candidates = append(candidates, "acpv2")
+		}
+	}
+	var errs []string
+	for _, n := range candidates {
+		spec, err := cat.Resolve(n)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		inst, err := pluginhost.Launch(ctx, spec, logger)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		rep, ok := inst.Mapper.(sdk.Replayer)
+		if !ok || !slices.Contains(inst.Info.Capabilities, "replay") {
+			inst.Kill()
+			errs = append(errs, fmt.Sprintf("plugin %s has no replay capability", n))
+			continue
+		}
+		return &replayPlugin{inst: inst, rep: rep, config: spec.Config, target: target}, nil
+	}
+	return nil, fmt.Errorf("no replay plugin: %s", strings.Join(errs, "; "))
+}
+
+// replayFile replays the stream at path through the plugin and returns the
+// loss report.
+func (p *replayPlugin) replayFile(ctx context.Context, path string, emit func(sdk.Output) error) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return p.replay(ctx, f, emit)
+}
+
+func (p *replayPlugin) replay(ctx context.Context, r io.Reader, emit func(sdk.Output) error) ([]byte, error) {
+	report, err := p.rep.Replay(ctx, p.config, p.target, r, emit)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := replay.ParseLossReport(report); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", p.inst.Spec.Name, err)
+	}
+	return report, nil
+}

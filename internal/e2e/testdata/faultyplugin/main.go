@@ -1,0 +1,93 @@
+// Command faultyplugin is a misbehaving plugin for the end-to-end tests,
+// installed as acptap-plugin-<name>. For the first session it sees created
+// (a response to session/new) it writes a stream header and one record;
+// its config (plugins.<name>.config) picks the fault:
+//
+//   - {"fault":"stall"}: every later Map call, and Finish, blocks until the
+//     host kills the process, so the host's stall watchdog must act;
+//   - {"fault":"crash-once","marker":FILE}: if FILE does not exist, the
+//     process creates it and exits in the middle of its first Map call, so
+//     the host must restart it and re-feed it from the wire log.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+type config struct {
+	Fault  string `json:"fault"`
+	Marker string `json:"marker"`
+}
+
+type mapper struct{}
+
+func (mapper) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9"},
+		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+}
+
+func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
+	var c config
+	if len(req.Config) > 0 {
+		if err := json.Unmarshal(req.Config, &c); err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	return &session{cfg: c, wire: req.WireLog}, nil
+}
+
+type session struct {
+	cfg     config
+	wire    string
+	emitted bool // the header and the record went out in an earlier call
+}
+
+func (s *session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	if s.cfg.Fault == "crash-once" && s.cfg.Marker != "" {
+		if _, err := os.Stat(s.cfg.Marker); err != nil {
+			_ = os.WriteFile(s.cfg.Marker, []byte("crashed\n"), 0o600)
+			os.Exit(7)
+		}
+	}
+	if s.emitted && s.cfg.Fault == "stall" {
+		<-ctx.Done() // only the host killing us ends this call
+		return nil, ctx.Err()
+	}
+	var outs []sdk.Output
+	for _, f := range frames {
+		if s.emitted || f.ReplyToMethod != "session/new" {
+			continue
+		}
+		var r struct {
+			Result struct {
+				SessionID string `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(f.Data, &r) != nil || r.Result.SessionID == "" {
+			continue
+		}
+		id := r.Result.SessionID
+		hdr := fmt.Sprintf(`{"type":"header","asr":"0.1","sessionId":%q,"producer":{"method":"recorder","name":"faulty","version":"0.0.1","lossy":[]}}`, id)
+		rec := fmt.Sprintf(`{"type":"_e2e/seen","seq":1,"id":"r1","native":{"ref":{"wire":%q,"frames":[%d]}}}`, s.wire, f.Seq)
+		outs = append(outs,
+			sdk.Output{Kind: sdk.ASRHeader, Session: id, JSON: []byte(hdr), FrameSeqs: []uint64{f.Seq}},
+			sdk.Output{Kind: sdk.ASRRecord, Session: id, JSON: []byte(rec), FrameSeqs: []uint64{f.Seq}})
+		s.emitted = true
+	}
+	return outs, nil
+}
+
+func (s *session) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
+	if s.emitted && s.cfg.Fault == "stall" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, nil
+}
+
+func main() { sdk.Serve(mapper{}) }

@@ -1,0 +1,48 @@
+package aep
+
+import (
+	"context"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+const (
+	// Name is the plugin's name.
+	Name = "aep"
+	// Version is the plugin's version.
+	Version = "0.1.0"
+	// Agent is the envelope's agent: the tee observes a protocol, not a
+	// vendor.
+	Agent = "acp"
+)
+
+// Inputs are the protocol revisions the plugin maps.
+var Inputs = []string{"acp/1", "acp/2@2.0.0-alpha.9"}
+
+type mapper struct{}
+
+var _ sdk.Mapper = mapper{}
+
+// New returns the ACP → AEP mapper.
+func New() sdk.Mapper { return mapper{} }
+
+// Info describes the plugin.
+func (mapper) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{
+		Name:         Name,
+		Version:      Version,
+		Description:  "ACP v1 and v2 (schema 2.0.0-alpha.9) → AEP 0.1 events, one event log per ACP session",
+		Inputs:       append([]string(nil), Inputs...),
+		Outputs:      []string{"aep"},
+		Capabilities: []string{"record"},
+	}, nil
+}
+
+// Start opens the mapping of one connection. Only a bad Config is an error.
+func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
+	cfg, err := parseConfig(req.Config)
+	if err != nil {
+		return nil, err
+	}
+	return newConn(cfg.resolve(osEnv{}), req), nil
+}

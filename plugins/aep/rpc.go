@@ -1,0 +1,171 @@
+package aep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/sdk/aep"
+)
+
+type jsonNumber = json.Number
+
+// obj is a decoded JSON object.
+type obj = map[string]any
+
+// msgKind classifies a JSON-RPC message.
+type msgKind uint8
+
+const (
+	kindRequest msgKind = iota + 1
+	kindNotification
+	kindResult
+	kindError
+)
+
+// msg is one decoded JSON-RPC message.
+type msg struct {
+	kind   msgKind
+	id     string // the id's JSON text, compacted; "" for notifications
+	method string
+	params obj // nil when absent or not an object
+	result obj // nil when absent or not an object
+	errObj obj
+}
+
+var errNotRPC = errors.New("neither a request, a notification nor a response")
+
+// parseMsg decodes one frame's bytes.
+func parseMsg(data []byte) (msg, error) {
+	if !utf8.Valid(data) {
+		return msg{}, errors.New("not valid UTF-8")
+	}
+	v, err := aep.Decode(data)
+	if err != nil {
+		return msg{}, errors.New("not valid JSON")
+	}
+	o, ok := v.(obj)
+	if !ok {
+		return msg{}, errors.New("not a JSON object")
+	}
+	var m msg
+	if id, ok := o["id"]; ok {
+		m.id = idText(id)
+	}
+	if mv, ok := o["method"]; ok {
+		s, ok := mv.(string)
+		if !ok {
+			return msg{}, errors.New(`"method" is not a string`)
+		}
+		m.method = s
+		m.kind = kindNotification
+		if m.id != "" {
+			m.kind = kindRequest
+		}
+		m.params, _ = o["params"].(obj)
+		return m, nil
+	}
+	if m.id == "" {
+		return msg{}, errNotRPC
+	}
+	if e, ok := o["error"].(obj); ok {
+		m.kind, m.errObj = kindError, e
+		return m, nil
+	}
+	if _, ok := o["result"]; !ok {
+		return msg{}, errNotRPC
+	}
+	m.kind = kindResult
+	m.result, _ = o["result"].(obj)
+	return m, nil
+}
+
+// idText is a JSON-RPC id's JSON text ("7", "\"abc\"", "null").
+func idText(v any) string {
+	b, err := aep.Canonical(v)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}
+
+var unsafeRunChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// runToken renders a JSON-RPC id for a run id: a number or a plain string
+// as it is; any other string reduced to [A-Za-z0-9._-] (AEP-0003 §9.6) and
+// suffixed with a short hash so that two ids never collide.
+func runToken(id string) string {
+	var s string
+	if json.Unmarshal([]byte(id), &s) != nil {
+		s = id
+	}
+	if aep.SafeName(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(id))
+	return strings.Trim(unsafeRunChars.ReplaceAllString(s, "_"), "_") + "." + hex.EncodeToString(sum[:4])
+}
+
+// Accessors over decoded objects.
+
+func str(o obj, k string) (string, bool) {
+	s, ok := o[k].(string)
+	return s, ok
+}
+
+func child(o obj, k string) obj {
+	c, _ := o[k].(obj)
+	return c
+}
+
+func list(o obj, k string) []any {
+	a, _ := o[k].([]any)
+	return a
+}
+
+// present reports whether k is set to a non-null value.
+func present(o obj, k string) bool {
+	v, ok := o[k]
+	return ok && v != nil
+}
+
+// traceparentRe is the envelope's traceparent pattern.
+var traceparentRe = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// traceparent lifts a W3C traceparent from the _meta of the given objects
+// (the first valid one wins).
+func traceparent(objs ...obj) string {
+	for _, o := range objs {
+		if tp, ok := str(child(o, "_meta"), "traceparent"); ok && traceparentRe.MatchString(tp) {
+			return tp
+		}
+	}
+	return ""
+}
+
+// textOf joins the text of content blocks (one block or an array).
+func textOf(v any) string {
+	switch x := v.(type) {
+	case obj:
+		if t, _ := str(x, "type"); t == "text" {
+			s, _ := str(x, "text")
+			return s
+		}
+		if t, _ := str(x, "type"); t == "content" {
+			return textOf(x["content"])
+		}
+	case []any:
+		var parts []string
+		for _, e := range x {
+			if s := textOf(e); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Runs acptap's performance benchmarks (docs/benchmarks.md) and prints the
+# figures against their goals. Every figure is measured against its baseline
+# in the same run (cat, a direct pipe, the in-process mapper), alternating,
+# so read the ratios first on a busy machine.
+#
+# Knobs (environment):
+#   BENCH_MIB       MiB per throughput run and direction      (default 1024)
+#   BENCH_UPDATES   session/update lines for the plugin and
+#                   memory benchmarks                         (default 1000000)
+#   BENCH_RATE      updates/s the agent writes in the memory
+#                   benchmark (0 = unpaced)                   (default 50000)
+#   BENCH_LAT_N     round trips per latency run               (default 5000)
+#   BENCH_START_N   start-ups per start-to-exec run           (default 40)
+#   BENCH_ROUNDS    alternating rounds of the tee package's
+#                   throughput and latency runs (-benchtime)  (default 3)
+#   BENCH_E2E_ROUNDS  rounds of the acptap binary's throughput
+#                   run (each waits for acpv2 to map it all)  (default 1)
+#   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
+#                   e2e, latency, plugin, memory, startup (the table shows "-" for the rest)
+#   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
+#   ACPTAP_BIN      a prebuilt acptap binary to measure (default: built from the tree)
+#   ACPTAP_BENCH_NO_PLUGINS=1  attribution: record without attaching any plugin
+#
+# Quick run:  BENCH_MIB=128 BENCH_UPDATES=100000 BENCH_LAT_N=1000 scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mib=${BENCH_MIB:-1024}
+updates=${BENCH_UPDATES:-1000000}
+rate=${BENCH_RATE:-50000}
+latn=${BENCH_LAT_N:-5000}
+startn=${BENCH_START_N:-40}
+rounds=${BENCH_ROUNDS:-3}
+e2e=${BENCH_E2E_ROUNDS:-1}
+only=${BENCH_ONLY:-}
+out=${BENCH_OUT:-$(mktemp -d -t acptap-bench.XXXXXX)}
+mkdir -p "$out"
+
+export TEE_BENCH_MIB=$mib TEE_BENCH_LAT_N=$latn
+export ACPTAP_BENCH_MIB=$mib ACPTAP_BENCH_UPDATES=$updates ACPTAP_BENCH_RATE=$rate
+export ACPTAP_BENCH_LAT_N=$latn ACPTAP_BENCH_START_N=$startn
+
+# run NAME PKG REGEXP BENCHTIME: one `go test -bench` invocation, its output
+# kept in $out/NAME.txt and echoed.
+run() {
+	local name=$1 pkg=$2 re=$3 bt=$4
+	if [[ -n "$only" ]] && ! grep -qE "$only" <<<"$name"; then
+		return 0
+	fi
+	echo "== go test -run '^\$' -bench '$re' -benchtime=$bt $pkg" >&2
+	go test -run '^$' -bench "$re" -benchtime="$bt" -timeout 120m "$pkg" 2>&1 | tee "$out/$name.txt" >&2
+}
+
+{
+	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "go: $(go version | cut -d' ' -f3-)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty)')"
+	echo "sizes: ${mib} MiB per direction, ${updates} updates (memory run at ${rate}/s), ${latn} round trips, ${startn} start-ups"
+} | tee "$out/machine.txt" >&2
+
+run tee      ./host/tee/ 'BenchmarkTee(Throughput|Latency)$' "${rounds}x"
+run capture  ./host/tee/ 'BenchmarkCapture$' 20000x
+run e2e      ./bench/    'BenchmarkRecordThroughput$' "${e2e}x"
+run latency  ./bench/    'BenchmarkRecordLatency$' 1x
+run plugin   ./bench/    'BenchmarkPluginFrames$' 1x
+run memory   ./bench/    'BenchmarkRecordMemory$' 1x
+run startup  ./bench/    'BenchmarkRecordStartup$' 1x
+
+# m FILE BENCH UNIT: the value reported with UNIT on BENCH's line in FILE.
+m() {
+	[[ -f "$out/$1.txt" ]] || { echo "-"; return; }
+	awk -v b="$2" -v u="$3" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 3; i < NF; i++) if ($(i+1) == u) { print $i; exit } }' "$out/$1.txt" | grep . || echo "-"
+}
+# verdict VALUE OP GOAL: "yes" or "NO" ("-" without a value, "" without a goal).
+verdict() {
+	[[ -z "$2" ]] && return
+	[[ "$1" == "-" ]] && { echo "-"; return; }
+	awk -v v="$1" -v op="$2" -v g="$3" 'BEGIN { ok = (op == ">=") ? v >= g : v <= g; print ok ? "yes" : "NO" }'
+}
+row() { printf '| %-58s | %14s | %-12s | %-4s |\n' "$1" "$2" "$3" "$(verdict "$2" "${4:-}" "${5:-}")"; }
+fmt() { [[ "$1" == "-" ]] && echo "-" || printf "%.${2:-2}f" "$1"; }
+
+tp=BenchmarkRecordThroughput
+host_mem() { m memory BenchmarkRecordMemory "host-hwm@$1%-MiB"; }
+plug_mem() { m memory BenchmarkRecordMemory "plugin-hwm@$1%-MiB"; }
+
+echo
+echo "| figure | measured | goal | met |"
+echo "|---|---:|---|---|"
+row "acptap record throughput / cat, editor→agent (ratio)" "$(fmt "$(m e2e $tp/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
+row "  acptap MB/s · cat MB/s (c2a)" "$(fmt "$(m e2e $tp/dir=c2a acptap-MB/s)" 0) · $(fmt "$(m e2e $tp/dir=c2a cat-MB/s)" 0)" ""
+row "  frames dropped (gaps) of $(m e2e $tp/dir=c2a lines/op) (c2a)" "$(m e2e $tp/dir=c2a dropped-frames/op)" "0" "<=" 0
+row "acptap record throughput / cat, agent→editor (ratio)" "$(fmt "$(m e2e $tp/dir=a2c ratio)")" "≥ 0.9×" ">=" 0.9
+row "  acptap MB/s · cat MB/s (a2c)" "$(fmt "$(m e2e $tp/dir=a2c acptap-MB/s)" 0) · $(fmt "$(m e2e $tp/dir=a2c cat-MB/s)" 0)" ""
+row "  frames dropped (gaps) of $(m e2e $tp/dir=a2c lines/op) (a2c)" "$(m e2e $tp/dir=a2c dropped-frames/op)" "0" "<=" 0
+row "tee package / cat, c2a (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
+row "tee package / cat, a2c (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c ratio)")" "≥ 0.9×" ">=" 0.9
+row "  capture cost per line (ns)" "$(fmt "$(m capture BenchmarkCapture ns/line)" 0)" ""
+row "added round-trip latency, acptap record, p50 (µs)" "$(fmt "$(m latency BenchmarkRecordLatency added-p50-us)" 1)" ""
+row "added round-trip latency, acptap record, p99 (µs)" "$(fmt "$(m latency BenchmarkRecordLatency added-p99-us)" 1)" "≤ +100 µs" "<=" 100
+row "  p99 direct · two cats · acptap (µs)" "$(fmt "$(m latency BenchmarkRecordLatency direct-p99-us)" 0) · $(fmt "$(m latency BenchmarkRecordLatency cat-p99-us)" 0) · $(fmt "$(m latency BenchmarkRecordLatency acptap-p99-us)" 0)" ""
+row "added round-trip latency, tee package, p99 (µs)" "$(fmt "$(m tee BenchmarkTeeLatency added-p99-us)" 1)" "≤ +100 µs" "<=" 100
+row "acpv2 out of process (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames process-frames/s)" 0)" "≥ 200,000/s" ">=" 200000
+row "  out of process / in process (ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames ratio)")" "≥ 0.5×" ">=" 0.5
+row "  in process · in-process gRPC (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames inproc-frames/s)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames grpc-frames/s)" 0)" ""
+row "  host router, sdk.FrameBuilder (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames framebuilder-frames/s)" 0)" ""
+row "peak RSS, acptap host (MiB)" "$(fmt "$(m memory BenchmarkRecordMemory host-peak-MiB)" 1)" "≤ 64 MiB" "<=" 64
+row "  host VmHWM at 25/50/75/100 % (MiB)" "$(fmt "$(host_mem 25)" 0)/$(fmt "$(host_mem 50)" 0)/$(fmt "$(host_mem 75)" 0)/$(fmt "$(host_mem 100)" 0)" "flat"
+row "peak RSS, acpv2 plugin (MiB)" "$(fmt "$(m memory BenchmarkRecordMemory plugin-peak-MiB)" 1)" "≤ 64 MiB" "<=" 64
+row "  plugin VmHWM at 25/50/75/100 % (MiB)" "$(fmt "$(plug_mem 25)" 0)/$(fmt "$(plug_mem 50)" 0)/$(fmt "$(plug_mem 75)" 0)/$(fmt "$(plug_mem 100)" 0)" "flat"
+row "  frames dropped in the memory run" "$(m memory BenchmarkRecordMemory dropped-frames/op)" "0" "<=" 0
+row "start → agent exec added by acptap record, p50 (ms)" "$(fmt "$(m startup BenchmarkRecordStartup added-p50-ms)")" "≤ 20 ms" "<=" 20
+row "  p90 (ms)" "$(fmt "$(m startup BenchmarkRecordStartup added-p90-ms)")" "≤ 20 ms" "<=" 20
+echo
+echo "raw output: $out"
