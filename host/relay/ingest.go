@@ -63,7 +63,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	accepted, dups, refused := s.admit(lines)
 	if len(refused) > 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid-event",
-			"detail": fmt.Sprintf("line %d: %s", refused[0].Line, refused[0].Detail),
+			"detail":   fmt.Sprintf("line %d: %s", refused[0].Line, refused[0].Detail),
 			"accepted": accepted, "duplicates": dups, "rejected": refused})
 		return
 	}

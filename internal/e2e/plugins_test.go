@@ -344,3 +344,33 @@ func TestNoOrphanPlugins(t *testing.T) {
 		poll(t, fmt.Sprintf("the %s (pid %d) to exit after acptap record was killed", p.what, p.pid), func() bool { return !p.alive() })
 	}
 }
+
+// TestPluginsCannotReadEditorStdin: go-plugin starts plugins with the
+// host's stdin; acptap record moves the editor's pipe away first, so a
+// plugin's stdin is /dev/null and it cannot take bytes meant for the agent.
+func TestPluginsCannotReadEditorStdin(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"probe": faultyBin})
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), fmt.Sprintf(`plugin_path = [%q]
+
+[revisions]
+%q = ["acpv2", "probe"]
+
+[plugins.probe.config]
+fault = "stdin"
+`, dir, revision))
+	root := t.TempDir()
+	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	probe := streamPath(root, e2eSession, "probe")
+	poll(t, "the probe plugin's record", func() bool { return lineCount(probe) >= 2 })
+	r.converse(agent, promptLine(2, 1))
+	if code := r.wait(); code != 0 {
+		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+	}
+	r.checkTransparent(report)
+	recs := records(t, probe)
+	if got := recs[1]["stdin"]; got != os.DevNull {
+		t.Fatalf("the plugin's stdin is %v, want %s", got, os.DevNull)
+	}
+}

@@ -44,11 +44,17 @@ func ModuleRoot(t testing.TB) string {
 func NodeSDKDir(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(ModuleRoot(t), "testdata", "sdk")
+	// In CI (CI=true, set by .ci/run) a missing peer is a failure, never a
+	// silent skip: `make test` installs it.
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf
+	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: skipping the tests against the official ACP SDK (testdata/sdk)")
+		skip("node is not on PATH: the tests against the official ACP SDK (testdata/sdk) cannot run")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
-		t.Skipf("%s is missing: run `cd testdata/sdk && npm ci` to enable the tests against the official ACP SDK", filepath.Join(dir, "node_modules"))
+		skip("%s is missing: run `make node-deps` (cd testdata/sdk && npm ci) to enable the tests against the official ACP SDK", filepath.Join(dir, "node_modules"))
 	}
 	return dir
 }

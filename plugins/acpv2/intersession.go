@@ -49,7 +49,8 @@ func (s *stream) subagentUpdate(f *sdk.Frame, u obj) bool {
 	switch parent, ok := c.spawned[child]; {
 	case !ok:
 		c.spawned[child] = s.id
-	case parent != s.id:
+	case parent != s.id && !(s.replaying && parent == s.copyFrom):
+		// (A fork's replay copies its parent's associations: no news.)
 		c.diag(sdk.SeverityWarning, s.id, "subagent already associated with another session",
 			child+" was first associated with "+parent+": its lineage keeps that parent")
 	}
@@ -98,7 +99,7 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 		sender = known.from
 	}
 	if rst != valid && known != nil {
-		recipient = s.id
+		recipient = known.to
 	}
 	switch {
 	case sender == s.id || s.outbound[id]:
@@ -106,6 +107,9 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 		s.outbound[id] = true
 		return false
 	case recipient == s.id, recipient == "" && sender != "":
+	case s.replaying && s.copyFrom != "" && recipient == s.copyFrom:
+		// A fork's copy of a message its parent received: the same
+		// record as the parent's.
 	default:
 		s.c.diag(sdk.SeverityWarning, s.id, kind+" names neither this session as its recipient nor as its sender",
 			"kept as an audit record (sender "+strconv.Quote(sender)+", recipient "+strconv.Quote(recipient)+")")
@@ -129,10 +133,16 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 		}
 		items = s.objectsOnly(kind, items)
 	}
+	if recipient == "" {
+		recipient = s.id
+	}
 	e := s.entity(asr.TypeMessage, id, true, f, func() body {
-		return &message{id: id, role: "user", author: "agent", origin: "inter_session", inter: true}
+		return &message{id: id, role: "user", author: "agent", origin: "inter_session", inter: true, to: recipient}
 	})
 	m := e.b.(*message)
+	if rst == valid {
+		m.to = recipient
+	}
 	if sst == valid {
 		m.from = sender
 	} else if m.from == "" && sender != "" {

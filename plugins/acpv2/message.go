@@ -23,6 +23,7 @@ type message struct {
 	// An inter-session message received by this session (ASR-735).
 	inter bool
 	from  string // the sender session, when ACP names it
+	to    string // the recipient session: this one, or a fork's parent
 }
 
 // Flags of a message that no update carries: a prompt's origin and author.
@@ -76,7 +77,7 @@ func (m *message) parts(s *stream) []part {
 		if m.from != "" {
 			rec.From = &asr.SessionRef{Session: m.from}
 		}
-		rec.Recipients = []asr.Recipient{{Actor: asr.SessionRef{Session: s.id}}}
+		rec.Recipients = []asr.Recipient{{Actor: asr.SessionRef{Session: m.to}}}
 	}
 	var lossy []string
 	if m.droppedThought {

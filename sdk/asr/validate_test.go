@@ -67,8 +67,12 @@ func validateString(t *testing.T, s string) (Summary, []Problem) {
 	return sum, got
 }
 
-func e(line int, msg string) Problem { return Problem{Line: line, Severity: SeverityError, Message: msg} }
-func w(line int, msg string) Problem { return Problem{Line: line, Severity: SeverityWarning, Message: msg} }
+func e(line int, msg string) Problem {
+	return Problem{Line: line, Severity: SeverityError, Message: msg}
+}
+func w(line int, msg string) Problem {
+	return Problem{Line: line, Severity: SeverityWarning, Message: msg}
+}
 
 func TestValidateBaseStreamIsValid(t *testing.T) {
 	sum, probs := validateString(t, streamWith())

@@ -7,7 +7,10 @@
 //     host kills the process, so the host's stall watchdog must act;
 //   - {"fault":"crash-once","marker":FILE}: if FILE does not exist, the
 //     process creates it and exits in the middle of its first Map call, so
-//     the host must restart it and re-feed it from the wire log.
+//     the host must restart it and re-feed it from the wire log;
+//   - {"fault":"stdin"}: no fault; its record says what the plugin's
+//     standard input is ("stdin": the target of /proc/self/fd/0), so a test
+//     can prove the editor's stdin never reaches a plugin.
 package main
 
 import (
@@ -73,7 +76,12 @@ func (s *session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, er
 		}
 		id := r.Result.SessionID
 		hdr := fmt.Sprintf(`{"type":"header","asr":"0.1","sessionId":%q,"producer":{"method":"recorder","name":"faulty","version":"0.0.1","lossy":[]}}`, id)
-		rec := fmt.Sprintf(`{"type":"_e2e/seen","seq":1,"id":"r1","native":{"ref":{"wire":%q,"frames":[%d]}}}`, s.wire, f.Seq)
+		extra := ""
+		if s.cfg.Fault == "stdin" {
+			target, _ := os.Readlink("/proc/self/fd/0")
+			extra = fmt.Sprintf(`,"stdin":%q`, target)
+		}
+		rec := fmt.Sprintf(`{"type":"_e2e/seen","seq":1,"id":"r1"%s,"native":{"ref":{"wire":%q,"frames":[%d]}}}`, extra, s.wire, f.Seq)
 		outs = append(outs,
 			sdk.Output{Kind: sdk.ASRHeader, Session: id, JSON: []byte(hdr), FrameSeqs: []uint64{f.Seq}},
 			sdk.Output{Kind: sdk.ASRRecord, Session: id, JSON: []byte(rec), FrameSeqs: []uint64{f.Seq}})
