@@ -102,6 +102,7 @@ func (c *conn) elicitationComplete(f *sdk.Frame, m rpcMsg) *pending {
 		c.diag(sdk.SeverityInfo, "", "elicitation/complete for an elicitation not recorded", "not recorded")
 		return nil
 	}
+	delete(c.elicit, eid) // the elicitation is over: memory does not grow with them
 	s.record(&asr.Audit{
 		Envelope:   asr.Envelope{Type: asr.AuditPrefix + "elicitation_complete"},
 		Provenance: asr.Provenance{Native: &asr.Native{Record: m.raw}},

@@ -469,6 +469,10 @@ func (s *stream) endReplay(at time.Time, seqs []uint64) {
 		s.snapshot(d.rec, d.w, d.seqs, true)
 	}
 	s.deferred = nil
+	for _, fp := range s.replayContents {
+		s.contents[fp] = struct{}{}
+	}
+	s.replayContents = nil
 	last := s.replayLast
 	s.replaying = false
 	if s.copyFrom != "" && last != "" {
@@ -519,10 +523,16 @@ func (s *stream) content(rec asr.Record, w when, seqs []uint64) {
 		s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
 		return
 	}
-	if _, seen := s.contents[fp]; seen && s.replaying {
-		return
+	if s.replaying {
+		// Compared with what was recorded before the replay only: the
+		// same content twice in the history is written twice.
+		if _, seen := s.contents[fp]; seen {
+			return
+		}
+		s.replayContents = append(s.replayContents, fp)
+	} else {
+		s.contents[fp] = struct{}{}
 	}
-	s.contents[fp] = struct{}{}
 	s.write(rec, w, seqs, "")
 }
 

@@ -469,4 +469,3 @@ func mapConn(t testing.TB, frames []sdk.Frame, session string) (*stream, []sdk.O
 	}
 	return c.streams[session], append(outs, more...)
 }
-

@@ -273,24 +273,32 @@ func checkEveryKindRecorded(t *testing.T, rs []record) {
 		"agent_thought(_chunk)": func(r record) bool {
 			return r.s("messageId") == "agent-1-thought" && strings.Contains(content(r), `"type":"reasoning"`)
 		},
-		"tool_call_update → tool_call": func(r record) bool { return r.s("type") == "tool_call" && r.s("callId") == "call-1-edit" && r.s("name") == "edit_file" },
+		"tool_call_update → tool_call": func(r record) bool {
+			return r.s("type") == "tool_call" && r.s("callId") == "call-1-edit" && r.s("name") == "edit_file"
+		},
+		// The content chunk ("Applying the edit…") is replaced by the
+		// completed update's whole content, as ACP's patch rule says.
 		"tool_call_content_chunk, tool_call_update completed → tool_result": func(r record) bool {
 			b, _ := json.Marshal(r["displayContent"])
-			return r.s("type") == "tool_result" && r.s("status") == "completed" && strings.Contains(string(b), "Applying the edit")
+			return r.s("type") == "tool_result" && r.s("status") == "completed" && strings.Contains(string(b), "Edited 1 line")
 		},
-		"diff → file_change":                     func(r record) bool { return r.s("type") == "file_change" && r.s("status") == "applied" },
-		"terminal_update, terminal_output_chunk": func(r record) bool { return r.s("type") == "terminal" && r.s("status") == "exited" && r["output"] != nil },
-		"plan_update":                            func(r record) bool { return r.s("type") == "plan" && r.s("planId") == "plan-1" },
-		"plan_removed":                           typ("org.agent-session.acp/plan_removed"),
-		"available_commands_update":              typ("org.agent-session.acp/available_commands_update"),
-		"config_option_update":                   func(r record) bool { return r.s("type") == "config_change" && r.s("mode") == "code" },
-		"session_info_update":                    func(r record) bool { return r.s("type") == "session_info" && r.s("title") == "Fix the greeting" },
-		"usage_update":                           typ("usage_summary"),
-		"notice":                                 func(r record) bool { return r.s("origin") == "notice" && r.s("author") == "harness" },
+		"diff → file_change": func(r record) bool { return r.s("type") == "file_change" && r.s("status") == "applied" },
+		"terminal_update, terminal_output_chunk": func(r record) bool {
+			return r.s("type") == "terminal" && r.s("status") == "exited" && r["output"] != nil
+		},
+		"plan_update":               func(r record) bool { return r.s("type") == "plan" && r.s("planId") == "plan-1" },
+		"plan_removed":              typ("org.agent-session.acp/plan_removed"),
+		"available_commands_update": typ("org.agent-session.acp/available_commands_update"),
+		"config_option_update":      func(r record) bool { return r.s("type") == "config_change" && r.s("mode") == "code" },
+		"session_info_update":       func(r record) bool { return r.s("type") == "session_info" && r.s("title") == "Fix the greeting" },
+		"usage_update":              typ("usage_summary"),
+		"notice":                    func(r record) bool { return r.s("origin") == "notice" && r.s("author") == "harness" },
 		"compaction_update, compaction_summary_chunk": func(r record) bool {
 			return r.s("type") == "compaction" && r.s("status") == "completed" && r["replaces"] != nil
 		},
-		"subagent_update": func(r record) bool { return r.s("type") == "subagent" && r.s("childSession") == "sdk-v2-session-1-child-1" },
+		"subagent_update": func(r record) bool {
+			return r.s("type") == "subagent" && r.s("childSession") == "sdk-v2-session-1-child-1"
+		},
 		"session_message(_chunk)": func(r record) bool {
 			return r.s("origin") == "inter_session" && r.s("author") == "agent" && r.s("role") == "user" && strings.Contains(content(r), "Tests passed.")
 		},

@@ -52,6 +52,8 @@ type stream struct {
 	// fingerprints of the audit-only records and notices written.
 	latest   map[string][]byte
 	contents map[asr.Fingerprint]struct{}
+	// replayContents are the contents written by the replay in progress.
+	replayContents []asr.Fingerprint
 	// outbound holds the session_message ids this session sent (ASR-735).
 	outbound map[string]bool
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)

@@ -70,6 +70,11 @@ func Compare(source, recorded *Stream, report LossReport) Result {
 	wantKeys := map[string]bool{}
 	var order []int // positions in got of the wanted entities, in want order
 	for _, w := range want {
+		if wantKeys[w.Key] {
+			res.Differences = append(res.Differences, Difference{Entity: w.Key,
+				Why: "two entities of the source are replayed under this ID (a stored ID equals one ASR-727 derives)"})
+			continue
+		}
 		wantKeys[w.Key] = true
 		i, ok := gotAt[w.Key]
 		if !ok {
