@@ -38,6 +38,10 @@ type Options struct {
 	Revisions       map[string][]string
 	SchemaRevision  string
 	DefaultRevision string
+	// ForceRevision, when set, skips detection: the plugins of this
+	// revision run whatever the initialize exchange says (convert uses it
+	// for stored logs of a known format, e.g. "acp-v1-log").
+	ForceRevision string
 	Configs         map[string][]byte
 	Launch          Launcher
 	Sink            Sink
@@ -101,13 +105,17 @@ func New(opts Options) *Pipeline {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pipeline{
+	p := &Pipeline{
 		log: opts.Logger, opts: opts, wirePath: opts.WirePath, batchFrames: opts.BatchFrames,
 		maxRestarts: opts.MaxRestarts, stallTimeout: opts.StallTimeout, sink: opts.Sink, launch: opts.Launch,
 		det:         newRevisionDetector(opts.SchemaRevision, opts.DefaultRevision),
 		tracker:     newSessionTracker(),
 		captureDone: make(chan struct{}), finishReason: "agent exited",
 	}
+	if opts.ForceRevision != "" {
+		p.det.finish(opts.ForceRevision, "forced by the caller")
+	}
+	return p
 }
 
 func (p *Pipeline) startRequest(name string) sdk.StartRequest {
@@ -180,6 +188,11 @@ func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
 		return err
 	}
 	p.wire = w
+	if p.det.done { // forced revision: attach at once
+		p.mu.Lock()
+		p.attach(ctx)
+		p.mu.Unlock()
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
