@@ -3,7 +3,11 @@
 // a deterministic function of the start request and the frames: entities
 // are folded by ACP's patch rule and written when final, and every record
 // points back at its wire frames. Mapping problems are diagnostics, never
-// errors; updates it cannot map are kept as audit-only records.
+// errors; updates it cannot map are kept as audit-only records. Across
+// connections it continues a session's stream from what the store sends
+// (an index of fingerprints, not the lines), so a replayed history writes
+// only what differs (ASR-717), and memory grows with the open entities,
+// not with the session.
 //
 // Loss categories it declares beyond the seed's: "_org.acptap/capture_gap"
 // (frames of the connection were not observed; a declaration in every

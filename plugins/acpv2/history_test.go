@@ -1,10 +1,12 @@
 package acpv2
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,6 +23,23 @@ func streamLines(outs []sdk.Output, session string) [][]byte {
 		}
 	}
 	return lines
+}
+
+// validStreams validates each session's stream (its lines across the given
+// connections' outputs) with the ASR validator.
+func validStreams(t *testing.T, sessions []string, outs ...[]sdk.Output) {
+	t.Helper()
+	for _, id := range sessions {
+		var all [][]byte
+		for _, o := range outs {
+			all = append(all, streamLines(o, id)...)
+		}
+		if _, err := asr.Validate(bytes.NewReader(joinLines(all)), func(p asr.Problem) {
+			t.Errorf("stream %s: %s", id, p)
+		}); err != nil {
+			t.Errorf("stream %s: %v", id, err)
+		}
+	}
 }
 
 // sessionLine is a fixture line for the session frame the host sends before
@@ -199,6 +218,7 @@ func TestASR717_ResumeReplay(t *testing.T) {
 	if n := len(summaries(second)); n != 0 {
 		t.Errorf("diagnostics: %v", summaries(second))
 	}
+	validStreams(t, []string{"s1"}, first, second)
 }
 
 // TestASR717_ReplayTwiceOnOneConnection: a second replay on the same
@@ -294,6 +314,9 @@ func TestASR716_ConnectionNumberAcrossConnections(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("derived ids (-want +got):\n%s", diff)
 	}
+	if _, err := asr.Validate(bytes.NewReader(joinLines(store)), func(p asr.Problem) { t.Errorf("stream: %s", p) }); err != nil {
+		t.Error(err)
+	}
 	if n := strings.Count(string(joinLines(store)), `"type":"header"`); n != 1 {
 		t.Errorf("%d headers in the stream, want 1", n)
 	}
@@ -388,6 +411,12 @@ func TestASR718_ForkCopiesHistory(t *testing.T) {
 			}
 			if n := len(summaries(outs)); n != 0 {
 				t.Errorf("diagnostics: %v", summaries(outs))
+			}
+			if name == "parent from the store" {
+				validStreams(t, []string{"s1"}, parent)
+				validStreams(t, []string{"s1-fork"}, outs)
+			} else {
+				validStreams(t, []string{"s1", "s1-fork"}, outs)
 			}
 			if name == "parent from the store" {
 				if rs := records(t, outs, "s1"); len(rs) != 0 {

@@ -58,6 +58,7 @@ func TestASR721_Subagent(t *testing.T) {
 	if got := summaries(outs); !cmp.Equal(got, []string{"session not opened on this connection"}) {
 		t.Errorf("diagnostics = %v (only the stranger is unexpected)", got)
 	}
+	validStreams(t, []string{"s1", "kid", "stranger"}, outs)
 }
 
 // TestASR721_ChildBeforeAssociation: child traffic before the association
@@ -120,4 +121,5 @@ func TestASR735_SessionMessage(t *testing.T) {
 	if rs := records(t, outs, "kid"); len(rs) != 0 {
 		t.Errorf("the sender's stream was invented: %s", js(rs))
 	}
+	validStreams(t, []string{"s1"}, outs)
 }

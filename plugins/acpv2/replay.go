@@ -61,9 +61,9 @@ type source struct {
 	size int64
 }
 
-// spoolMemLimit is how much of a non-seekable stream is kept in memory
-// before it is spooled to a temporary file.
-var spoolMemLimit int64 = 32 << 20
+// spoolMemLimit is how much of a non-seekable stream is kept in memory;
+// a longer stream is spooled to a temporary file.
+var spoolMemLimit int64 = 8 << 20
 
 // seekable returns the stream as random-access bytes: directly when it
 // already is (a file, a bytes.Reader), else spooled.
@@ -79,13 +79,12 @@ func seekable(r io.Reader) (source, func(), error) {
 			return source{ra: io.NewSectionReader(rs, base, end-base), size: end - base}, nop, nil
 		}
 	}
-	var mem bytes.Buffer
-	n, err := io.CopyN(&mem, r, spoolMemLimit+1)
-	if errors.Is(err, io.EOF) {
-		return source{ra: bytes.NewReader(mem.Bytes()), size: n}, nop, nil
-	}
+	head, err := io.ReadAll(io.LimitReader(r, spoolMemLimit+1))
 	if err != nil {
 		return source{}, nop, fmt.Errorf("acpv2: replay: read stream: %w", err)
+	}
+	if int64(len(head)) <= spoolMemLimit {
+		return source{ra: bytes.NewReader(head), size: int64(len(head))}, nop, nil
 	}
 	f, err := os.CreateTemp("", "acptap-replay-*.asr.jsonl")
 	if err != nil {
@@ -95,17 +94,17 @@ func seekable(r io.Reader) (source, func(), error) {
 		f.Close()
 		os.Remove(f.Name())
 	}
-	if _, err := f.Write(mem.Bytes()); err != nil {
-		cleanup()
-		return source{}, nop, fmt.Errorf("acpv2: replay: spool: %w", err)
+	n, err := f.Write(head)
+	head = nil
+	var m int64
+	if err == nil {
+		m, err = io.CopyBuffer(f, r, make([]byte, 1<<20))
 	}
-	mem = bytes.Buffer{}
-	m, err := io.Copy(f, r)
 	if err != nil {
 		cleanup()
 		return source{}, nop, fmt.Errorf("acpv2: replay: spool: %w", err)
 	}
-	return source{ra: f, size: n + m}, cleanup, nil
+	return source{ra: f, size: int64(n) + m}, cleanup, nil
 }
 
 // lines calls fn for each committed line of src (without its LF) with its

@@ -26,7 +26,7 @@ func (r *replayer) play() error {
 			}
 		}
 		var e envelope
-		if json.Unmarshal(line, &e) != nil || e.Supersedes != "" {
+		if !e.scan(line) || e.Supersedes != "" {
 			return nil // unreadable (reported by index), or a revision (sent at the first record)
 		}
 		switch e.Type {
@@ -61,7 +61,7 @@ func (r *replayer) play() error {
 			return err
 		}
 		var e envelope
-		_ = json.Unmarshal(line, &e)
+		e.scan(line)
 		if err := s.fn(line, []uint64{e.Seq}); err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (r *replayer) withLatest(key string, line []byte, seq uint64, fn func([]byt
 		return err
 	}
 	var e envelope
-	_ = json.Unmarshal(latest, &e)
+	e.scan(latest)
 	return fn(latest, []uint64{seq, e.Seq})
 }
 

@@ -2,7 +2,6 @@ package acpv2
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -58,39 +57,21 @@ type changeSpan struct {
 	at          span
 }
 
-// envelope is what both passes read of every record.
+// envelope is what both passes read of every record (see scan). Raw
+// members are presence flags, valid only while the line is.
 type envelope struct {
-	Type       string `json:"type"`
-	Seq        uint64 `json:"seq"`
-	ID         string `json:"id"`
-	Supersedes string `json:"supersedes"`
-	Status     string `json:"status"`
-	TS         string `json:"ts"`
-	ObservedAt string `json:"observedAt"`
-
-	MessageID    string     `json:"messageId"`
-	CallID       string     `json:"callId"`
-	PlanID       string     `json:"planId"`
-	CompactionID string     `json:"compactionId"`
-	TerminalID   string     `json:"terminalId"`
-	Cause        *asr.Cause `json:"cause"`
-
-	Role         string          `json:"role"`
-	Origin       string          `json:"origin"`
-	Author       string          `json:"author"`
-	Audience     json.RawMessage `json:"audience"`
-	From         json.RawMessage `json:"from"`
-	Recipients   json.RawMessage `json:"recipients"`
-	Conversation json.RawMessage `json:"conversation"`
-
-	Capture       json.RawMessage `json:"capture"`
-	CopiedFrom    json.RawMessage `json:"copiedFrom"`
-	Scope         string          `json:"scope"`
-	Cumulative    bool            `json:"cumulative"`
-	ContextWindow json.RawMessage `json:"contextWindow"`
-	State         string          `json:"state"`
-	Lossy         []string        `json:"lossy"`
-	LocalThrough  string          `json:"localThroughId"`
+	Type, ID, Supersedes, Status, TS, ObservedAt                   string
+	Seq                                                            uint64
+	MessageID, CallID, PlanID, CompactionID, TerminalID            string
+	CauseCallID                                                    string
+	Role, Origin, Author                                           string
+	Audience, From, Recipients, Conversation, Capture, CopiedFrom []byte
+	Scope                                                          string
+	Cumulative                                                     bool
+	ContextWindow                                                  []byte
+	State                                                          string
+	Lossy                                                          []string
+	LocalThrough                                                   string
 }
 
 // entityKey is the key of a record's entity in revised, or "" for records
@@ -160,7 +141,7 @@ func (r *replayer) index() error {
 			return nil
 		}
 		var e envelope
-		if err := json.Unmarshal(line, &e); err != nil || e.Type == "" || e.Type == "header" {
+		if !e.scan(line) || e.Type == "header" {
 			r.diag("unreadable record line", fmt.Sprintf("line %d is not a record; it is not replayed", lineNo))
 			r.tally.Omit("", replay.LossUnreplayable, "line "+strconv.Itoa(lineNo)+" is not a record")
 			return nil
@@ -210,10 +191,10 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 	if e.TS != "" || e.ObservedAt != "" {
 		t.Add(replay.LossTimestamps, 1, "")
 	}
-	if len(e.Capture) > 0 || e.Status == "partial" {
+	if present(e.Capture) || e.Status == "partial" {
 		t.Add(replay.LossCapture, 1, "")
 	}
-	if len(e.CopiedFrom) > 0 {
+	if present(e.CopiedFrom) {
 		t.Add(replay.LossLineage, 1, "copy markers")
 	}
 	if e.Supersedes != "" {
@@ -245,7 +226,7 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 		}
 		return
 	case asr.TypeUsageSummary:
-		if e.Scope == "session" && e.Cumulative && len(e.ContextWindow) > 0 {
+		if e.Scope == "session" && e.Cumulative && present(e.ContextWindow) {
 			r.usages++
 			r.usage = at
 		} else {
@@ -292,7 +273,7 @@ func (r *replayer) indexMessage(e *envelope) {
 	if e.Origin == "prompt" {
 		t.Add(replay.LossTurnTriggers, 1, "a message's origin \"prompt\"")
 	}
-	if e.Author != "" || len(e.Audience) > 0 || len(e.From) > 0 || len(e.Recipients) > 0 || len(e.Conversation) > 0 || e.Origin == "inter_session" {
+	if e.Author != "" || present(e.Audience) || present(e.From) || present(e.Recipients) || present(e.Conversation) || e.Origin == "inter_session" {
 		t.Add(replay.LossSenders, 1, "")
 	}
 }
@@ -309,11 +290,11 @@ func (r *replayer) tool(callID string) *toolSpans {
 // indexChange places a file change with its call: a superseding record
 // replaces the change whose chain it continues.
 func (r *replayer) indexChange(e *envelope, at span) {
-	if e.Cause == nil || e.Cause.CallID == "" {
+	if e.CauseCallID == "" {
 		r.tally.Omit(e.ID, replay.LossUnreplayable, "a file change no tool call caused has no place in ACP")
 		return
 	}
-	ts := r.tool(e.Cause.CallID)
+	ts := r.tool(e.CauseCallID)
 	if e.Supersedes != "" {
 		for i := range ts.changes {
 			if ts.changes[i].last == e.Supersedes {
