@@ -37,6 +37,11 @@ func NewFrameBuilder() *FrameBuilder {
 	return &FrameBuilder{pending: make(map[pendingKey]pendingReq)}
 }
 
+var (
+	keyID         = []byte(`"id"`)
+	unicodeEscape = []byte(`\u`)
+)
+
 type rpcHead struct {
 	ID     json.RawMessage `json:"id"`
 	Method *string         `json:"method"`
@@ -74,6 +79,12 @@ func (b *FrameBuilder) Gap(out []Frame, seq uint64, dir Direction, at time.Time,
 }
 
 func (b *FrameBuilder) join(f *Frame, elem []byte) {
+	// Most lines are notifications: without an "id" key there is nothing to
+	// join, and decoding the whole line to learn that is the router's main
+	// cost. The key can only be spelled "id" or with a \u escape.
+	if !bytes.Contains(elem, keyID) && !bytes.Contains(elem, unicodeEscape) {
+		return
+	}
 	var h rpcHead
 	if json.Unmarshal(elem, &h) != nil || len(h.ID) == 0 || string(h.ID) == "null" {
 		return

@@ -40,6 +40,7 @@ func commands() []command {
 	return []command{
 		{"record", "run an agent through the tee and record the session", runRecord},
 		{"rebuild", "write the outputs a live run would have written, from wire logs", runRebuild},
+		{"convert", "convert stored ACP v1 logs into the store (wire log, ASR streams, AEP events)", runConvert},
 		{"replay", "replay a stored ASR stream as ACP v2 updates, or serve stored sessions to an editor", runReplay},
 		{"roundtrip", "check that recording a stream's replay gives the same context view (ASR-732)", runRoundtrip},
 		{"plugins", "list the plugins found, their claims, checksums and health", runPlugins},

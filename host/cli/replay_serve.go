@@ -43,6 +43,10 @@ func runServe(env *Env, c *common, pluginName string) int {
 		fmt.Fprintf(env.Stderr, "acptap replay --serve: %s\n", oneLine(err))
 		return ExitFailure
 	}
+	if fi, err := os.Stat(cfg.Store); err != nil || !fi.IsDir() {
+		fmt.Fprintf(env.Stderr, "acptap replay --serve: no store at %s\n", cfg.Store)
+		return ExitFailure
+	}
 	st, err := store.Open(cfg.Store)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap replay --serve: %s\n", oneLine(err))

@@ -224,6 +224,13 @@ func TestReplayServeMalformed(t *testing.T) {
 	if r := acptap(t, "", "replay", "--serve", store, "extra"); r.code != 2 {
 		t.Errorf("--serve with an argument: exit %d", r.code)
 	}
+	missing := filepath.Join(t.TempDir(), "no-store")
+	if r := acptap(t, "", "replay", "--serve", missing); r.code != 1 || !strings.Contains(r.stderr, "no store") {
+		t.Errorf("--serve of a missing store: exit %d, %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("--serve created the missing store")
+	}
 }
 
 // sdkReplaySummary is what v2-replay-client.mjs writes.

@@ -45,7 +45,7 @@ func (mapper) Replay(ctx context.Context, config []byte, target string, stream i
 		return nil, err
 	}
 	defer cleanup()
-	r := &replayer{ctx: ctx, src: src, emit: emit, target: target}
+	r := &replayer{ctx: ctx, src: src, emit: emit, target: target, window: max(window, 1)}
 	if err := r.index(); err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func seekable(r io.Reader) (source, func(), error) {
 func (s source) lines(fn func(off int64, line []byte) error) (tail int64, err error) {
 	const chunk = 1 << 20
 	buf := make([]byte, 0, chunk)
-	var off int64    // offset of buf[0]
-	var start int64  // read position
+	var off int64   // offset of buf[0]
+	var start int64 // read position
 	for start < s.size {
 		n := int64(chunk)
 		if s.size-start < n {

@@ -2,6 +2,7 @@ package acpv2
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -54,11 +55,18 @@ func writeReplayBench(path string, n int) error {
 
 // BenchmarkReplayInProcess: records/s of the replayer on a stream file, in
 // this process (see internal/replaytest for the out-of-process figures
-// and peak RSS).
+// and peak RSS). ACPTAP_REPLAY_BENCH_STREAM replays that file instead.
 func BenchmarkReplayInProcess(b *testing.B) {
 	for _, n := range []int{100_000} {
 		path := filepath.Join(b.TempDir(), "s.asr.jsonl")
-		if err := writeReplayBench(path, n); err != nil {
+		if p := os.Getenv("ACPTAP_REPLAY_BENCH_STREAM"); p != "" {
+			path = p
+			data, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = bytes.Count(data, []byte("\n")) - 1
+		} else if err := writeReplayBench(path, n); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(strconv.Itoa(n), func(b *testing.B) {

@@ -3,6 +3,7 @@ package acpv2
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/acptap/acptap/sdk"
@@ -12,8 +13,11 @@ import (
 
 // play is the second pass: each entity, at its first record, as one
 // whole-entity upsert of its latest revision (ASR-724, ASR-725); then the
-// title, the usage and the current state.
+// title, the usage and the current state. It looks window lines ahead for
+// the entity's near records (revisions, a call's result and file changes);
+// the first pass indexed the far ones.
 func (r *replayer) play() error {
+	la := &lookahead{last: map[string]int{}, changes: map[string][]int{}, window: r.window}
 	lineNo := 0
 	_, err := r.src.lines(func(off int64, line []byte) error {
 		lineNo++
@@ -25,29 +29,26 @@ func (r *replayer) play() error {
 				return err
 			}
 		}
-		var e envelope
-		if !e.scan(line) || e.Supersedes != "" {
-			return nil // unreadable (reported by index), or a revision (sent at the first record)
+		a := ahead{at: span{off, int64(len(line))}}
+		if a.e.scan(line) {
+			a.key = a.e.entityKey()
 		}
-		switch e.Type {
-		case asr.TypeMessage:
-			if e.Origin == "notice" {
-				return nil // ASR-730
-			}
-			return r.withLatest(e.entityKey(), line, e.Seq, r.message)
-		case asr.TypeToolCall:
-			return r.toolCall(&e, line)
-		case asr.TypePlan:
-			return r.withLatest(e.entityKey(), line, e.Seq, r.plan)
-		case asr.TypeCompaction:
-			return r.withLatest(e.entityKey(), line, e.Seq, r.compaction)
-		case asr.TypeTerminal:
-			return r.withLatest(e.entityKey(), line, e.Seq, r.terminal)
+		a.e.dropRaw()
+		la.push(a)
+		if len(la.q) < r.window {
+			return nil
 		}
-		return nil
+		err := r.playFront(la)
+		la.pop()
+		return err
 	})
 	if err != nil {
 		return err
+	}
+	for ; len(la.q) > 0; la.pop() {
+		if err := r.playFront(la); err != nil {
+			return err
+		}
 	}
 	for _, s := range []struct {
 		at span
@@ -69,20 +70,133 @@ func (r *replayer) play() error {
 	return nil
 }
 
-// withLatest calls fn with the entity's latest record (this one, or its
-// last revision) and the seqs of both.
-func (r *replayer) withLatest(key string, line []byte, seq uint64, fn func([]byte, []uint64) error) error {
-	at, ok := r.revised[key]
-	if !ok {
-		return fn(line, []uint64{seq})
+// ahead is a line in the second pass's lookahead.
+type ahead struct {
+	at  span
+	e   envelope
+	key string
+}
+
+// lookahead holds the lines not yet played, oldest first, with an index:
+// the position of the last record of each (entity, type), and the
+// positions of each call's file changes. Positions count lines from the
+// first pushed; q[0] is at base.
+type lookahead struct {
+	q       []ahead
+	base    int
+	last    map[string]int
+	changes map[string][]int
+	window  int
+}
+
+func (l *lookahead) push(a ahead) {
+	pos := l.base + len(l.q)
+	l.q = append(l.q, a)
+	if a.key == "" {
+		return
 	}
-	latest, err := r.src.lineAt(at.off, at.n)
+	l.last[a.key+"\x00"+a.e.Type] = pos
+	if a.e.Type == asr.TypeFileChange {
+		l.changes[a.key] = append(l.changes[a.key], pos)
+	}
+}
+
+func (l *lookahead) pop() {
+	a := &l.q[0]
+	if a.key != "" {
+		k := a.key + "\x00" + a.e.Type
+		if l.last[k] == l.base {
+			delete(l.last, k)
+		}
+		if a.e.Type == asr.TypeFileChange {
+			cs := l.changes[a.key]
+			for len(cs) > 0 && cs[0] <= l.base {
+				cs = cs[1:]
+			}
+			if len(cs) == 0 {
+				delete(l.changes, a.key)
+			} else {
+				l.changes[a.key] = cs
+			}
+		}
+	}
+	l.q[0] = ahead{}
+	l.q = l.q[1:]
+	l.base++
+	if len(l.q) == 0 || cap(l.q) > 4*l.window {
+		l.q = append(make([]ahead, 0, l.window+1), l.q...)
+	}
+}
+
+// front is the line being played.
+func (l *lookahead) front() *ahead { return &l.q[0] }
+
+// latest is the span of the front entity's latest record of type typ: the
+// far one the index has, else the last in the lookahead, else first.
+func (l *lookahead) latest(typ string, far, first span) span {
+	if far.ok() {
+		return far
+	}
+	if pos, ok := l.last[l.front().key+"\x00"+typ]; ok && pos > l.base {
+		return l.q[pos-l.base].at
+	}
+	return first
+}
+
+// dropRaw forgets the raw members, which point into a reused buffer.
+func (e *envelope) dropRaw() {
+	e.Audience, e.From, e.Recipients, e.Conversation, e.Capture, e.CopiedFrom, e.ContextWindow = nil, nil, nil, nil, nil, nil, nil
+}
+
+// playFront plays the front line if it is the first record of an entity.
+func (r *replayer) playFront(la *lookahead) error {
+	a := la.front()
+	if a.key == "" || a.e.Supersedes != "" {
+		return nil // not an entity, or a revision (sent at the first record)
+	}
+	switch a.e.Type {
+	case asr.TypeMessage:
+		if a.e.Origin == "notice" {
+			return nil // ASR-730
+		}
+		return r.withLatest(la, r.message)
+	case asr.TypePlan:
+		return r.withLatest(la, r.plan)
+	case asr.TypeCompaction:
+		return r.withLatest(la, r.compaction)
+	case asr.TypeTerminal:
+		return r.withLatest(la, r.terminal)
+	case asr.TypeToolCall:
+		return r.toolCall(la)
+	}
+	return nil
+}
+
+// withLatest calls fn with the entity's latest record and the seqs of its
+// first and latest records.
+func (r *replayer) withLatest(la *lookahead, fn func([]byte, []uint64) error) error {
+	a := la.front()
+	at := la.latest(a.e.Type, r.revised[a.key], a.at)
+	line, err := r.src.lineAt(at.off, at.n)
 	if err != nil {
 		return err
 	}
-	var e envelope
-	e.scan(latest)
-	return fn(latest, []uint64{seq, e.Seq})
+	seqs := []uint64{a.e.Seq}
+	if at != a.at {
+		var e envelope
+		e.scan(line)
+		seqs = append(seqs, e.Seq)
+	}
+	return fn(line, seqs)
+}
+
+// undecodable reports a record that cannot be sent: it does not decode
+// as its type.
+func (r *replayer) undecodable(seqs []uint64, err error) error {
+	id := asr.RecordID(seqs[len(seqs)-1])
+	r.diag("record not replayed", id+": "+err.Error())
+	r.tally.Omit(id, replay.LossUnreplayable, "a record that does not decode as its type")
+	return nil
 }
 
 // send emits one session/update notification.
@@ -128,13 +242,17 @@ type messageUpdate struct {
 func (r *replayer) message(line []byte, seqs []uint64) error {
 	var m asr.Message
 	if err := json.Unmarshal(line, &m); err != nil {
-		return nil
+		return r.undecodable(seqs, err)
 	}
-	id := asr.RecordID(seqs[0])
+	id := m.ID
 	var content []json.RawMessage
 	var thoughts []json.RawMessage // nil entries: reasoning without text
 	for _, p := range m.Content {
 		typ, o := replay.PartType(p)
+		if o == nil {
+			r.tally.Omit(id, replay.LossUnreplayable, "a content part that is not an object")
+			continue
+		}
 		switch typ {
 		case "reasoning":
 			text, ok := replay.ReasoningText(o)
@@ -258,24 +376,24 @@ type toolResult struct {
 // as one tool_call_update: status per ASR-728, display content (or content
 // when there is none), diffs with absolute paths (ASR-729), and a terminal
 // item for the terminal it ran in. Nothing is re-executed (ASR-726).
-func (r *replayer) toolCall(e *envelope, line []byte) error {
-	seqs := []uint64{e.Seq}
-	ts := r.tools[e.CallID]
-	if ts != nil {
+func (r *replayer) toolCall(la *lookahead) error {
+	a := la.front()
+	var far toolSpans
+	if ts := r.tools[a.e.CallID]; ts != nil {
 		ts.emitted = true
-		if ts.call.ok() {
-			l, err := r.src.lineAt(ts.call.off, ts.call.n)
-			if err != nil {
-				return err
-			}
-			line = l
-		}
+		far = *ts
+	}
+	seqs := []uint64{a.e.Seq}
+	callAt := la.latest(asr.TypeToolCall, far.call, a.at)
+	line, err := r.src.lineAt(callAt.off, callAt.n)
+	if err != nil {
+		return err
 	}
 	var c asr.ToolCall
 	if err := json.Unmarshal(line, &c); err != nil {
-		return nil
+		return r.undecodable(seqs, err)
 	}
-	if c.Seq != e.Seq {
+	if c.Seq != a.e.Seq {
 		seqs = append(seqs, c.Seq)
 	}
 	u := toolUpdate{SessionUpdate: "tool_call_update", ToolCallID: c.CallID, Name: c.Name, Title: c.Title, Kind: c.Kind,
@@ -289,21 +407,20 @@ func (r *replayer) toolCall(e *envelope, line []byte) error {
 		u.Locations = append(u.Locations, acpLocation{Path: abs, Line: l.Line})
 	}
 	var diffs []json.RawMessage
-	if ts != nil {
-		for _, ch := range ts.changes {
-			l, err := r.src.lineAt(ch.at.off, ch.at.n)
-			if err != nil {
-				return err
-			}
-			d, seq, ok := r.diff(l)
-			seqs = append(seqs, seq)
-			if ok {
-				diffs = append(diffs, d)
-			}
+	for _, ch := range la.changeChains(far.changes) {
+		l, err := r.src.lineAt(ch.off, ch.n)
+		if err != nil {
+			return err
+		}
+		d, seq, ok := r.diff(l)
+		seqs = append(seqs, seq)
+		if ok {
+			diffs = append(diffs, d)
 		}
 	}
-	if ts != nil && ts.result.ok() {
-		l, err := r.src.lineAt(ts.result.off, ts.result.n)
+	resultAt := la.latest(asr.TypeToolResult, far.result, span{})
+	if resultAt.ok() {
+		l, err := r.src.lineAt(resultAt.off, resultAt.n)
 		if err != nil {
 			return err
 		}
@@ -340,6 +457,51 @@ func (r *replayer) toolCall(e *envelope, line []byte) error {
 	}
 	u.Content = append(u.Content, diffs...)
 	return r.send(u, seqs)
+}
+
+// changeChains returns the latest record of each file change the front
+// call caused, in order of first record: the chains in the lookahead (a
+// revision continues the chain of the record it supersedes), each replaced
+// by its far revision when the index has one, then the far chains.
+func (l *lookahead) changeChains(far []changeSpan) []span {
+	type chain struct {
+		ids []string
+		at  span
+	}
+	var chains []*chain
+	of := map[string]*chain{}
+	for _, pos := range l.changes[l.front().key] {
+		if pos <= l.base {
+			continue
+		}
+		a := &l.q[pos-l.base]
+		e := &a.e
+		c := of[e.Supersedes]
+		if e.Supersedes == "" || c == nil {
+			c = &chain{}
+			chains = append(chains, c)
+		}
+		c.ids = append(c.ids, e.ID)
+		c.at = a.at
+		of[e.ID] = c
+	}
+	var out []span
+	used := make([]bool, len(far))
+	for _, c := range chains {
+		at := c.at
+		for i, f := range far {
+			if !used[i] && slices.Contains(c.ids, f.first) {
+				at, used[i] = f.at, true
+			}
+		}
+		out = append(out, at)
+	}
+	for i, f := range far {
+		if !used[i] {
+			out = append(out, f.at)
+		}
+	}
+	return out
 }
 
 // diff rebuilds a file change as a {type: diff} item with absolute paths;
@@ -387,7 +549,7 @@ type planContent struct {
 func (r *replayer) plan(line []byte, seqs []uint64) error {
 	var p asr.Plan
 	if err := json.Unmarshal(line, &p); err != nil {
-		return nil
+		return r.undecodable(seqs, err)
 	}
 	typ := p.PlanType
 	if typ == "" {
@@ -414,7 +576,7 @@ type compactionUpdate struct {
 func (r *replayer) compaction(line []byte, seqs []uint64) error {
 	var c asr.Compaction
 	if err := json.Unmarshal(line, &c); err != nil {
-		return nil
+		return r.undecodable(seqs, err)
 	}
 	status := c.Status
 	if status == "" {
@@ -451,7 +613,7 @@ type exitStatus struct {
 func (r *replayer) terminal(line []byte, seqs []uint64) error {
 	var t asr.Terminal
 	if err := json.Unmarshal(line, &t); err != nil {
-		return nil
+		return r.undecodable(seqs, err)
 	}
 	u := terminalUpdate{SessionUpdate: "terminal_update", TerminalID: t.TerminalID, Command: t.Command, Meta: t.Meta}
 	if t.Cwd != nil {

@@ -27,16 +27,41 @@ type replayer struct {
 	updates int
 	tally   replay.Tally
 
-	// revised maps an entity (kind + "\x00" + id) that has superseding
-	// records to its latest record. Entities with one record need no entry.
+	// The index of "far" records: a revision, result or file change more
+	// than window lines after its entity's first record (the second pass
+	// finds the near ones in its lookahead). revised maps an entity key
+	// (entityKey) to its latest far revision; tools a call to its far
+	// records.
 	revised map[string]span
-	// tools maps a call with more than one record (a revision, a result, a
-	// file change) to where they are.
-	tools map[string]*toolSpans
+	tools   map[string]*toolSpans
+	// recent maps the key of each entity whose first record is among the
+	// last window lines to that line; ring evicts them.
+	recent map[string]int
+	ring   []string
+	window int // the lookahead, in lines (the package's window when the replay started)
 	// The session-level values sent after the history: the latest of each.
 	title, usage, state span
-	states           int
-	usages, titles   int
+	states              int
+	usages, titles      int
+}
+
+// window is how many lines after an entity's first record the second pass
+// looks ahead for its revisions, result and file changes. Records further
+// away are indexed by the first pass; so memory grows with the window and
+// the far records, not with the stream.
+var window = 4096
+
+// near reports whether line is within window lines of the first record of
+// the entity key.
+func (r *replayer) near(key string, line int) bool {
+	l, ok := r.recent[key]
+	return ok && line-l < r.window
+}
+
+// first notes the first record of the entity key at line.
+func (r *replayer) first(key string, line int) {
+	r.recent[key] = line
+	r.ring[line%r.window] = key
 }
 
 // span locates one line of the stream.
@@ -44,34 +69,35 @@ type span struct{ off, n int64 }
 
 func (s span) ok() bool { return s.n > 0 }
 
-// toolSpans are a call's latest records.
+// toolSpans are a call's latest far records.
 type toolSpans struct {
 	call, result span
-	resultID     string
 	changes      []changeSpan // by chain, in order of first record
 	emitted      bool
 }
 
+// changeSpan is a chain of file_change revisions. first is a record id in
+// the chain (its root, or the near record a far revision supersedes).
 type changeSpan struct {
-	first, last string // record ids: the chain's first and latest
+	first, last string
 	at          span
 }
 
 // envelope is what both passes read of every record (see scan). Raw
 // members are presence flags, valid only while the line is.
 type envelope struct {
-	Type, ID, Supersedes, Status, TS, ObservedAt                   string
-	Seq                                                            uint64
-	MessageID, CallID, PlanID, CompactionID, TerminalID            string
-	CauseCallID                                                    string
-	Role, Origin, Author                                           string
+	Type, ID, Supersedes, Status, TS, ObservedAt                  string
+	Seq                                                           uint64
+	MessageID, CallID, PlanID, CompactionID, TerminalID           string
+	CauseCallID                                                   string
+	Role, Origin, Author                                          string
 	Audience, From, Recipients, Conversation, Capture, CopiedFrom []byte
-	Scope                                                          string
-	Cumulative                                                     bool
-	ContextWindow                                                  []byte
-	State                                                          string
-	Lossy                                                          []string
-	LocalThrough                                                   string
+	Scope                                                         string
+	Cumulative                                                    bool
+	ContextWindow                                                 []byte
+	State                                                         string
+	Lossy                                                         []string
+	LocalThrough                                                  string
 }
 
 // entityKey is the key of a record's entity in revised, or "" for records
@@ -83,12 +109,20 @@ func (e *envelope) entityKey() string {
 	case asr.TypePlan:
 		return "p\x00" + e.PlanID
 	case asr.TypeCompaction:
-		return "c\x00" + e.CompactionID
+		return "k\x00" + e.CompactionID
 	case asr.TypeTerminal:
-		return "t\x00" + e.TerminalID
+		return "T\x00" + e.TerminalID
+	case asr.TypeToolCall, asr.TypeToolResult:
+		return callKey(e.CallID)
+	case asr.TypeFileChange:
+		if e.CauseCallID != "" {
+			return callKey(e.CauseCallID)
+		}
 	}
 	return ""
 }
+
+func callKey(id string) string { return "t\x00" + id }
 
 // Record types of ASR core that replay never carries, by loss category
 // (the seed's "Declared losses (replay)").
@@ -122,6 +156,8 @@ var lossByType = map[string]string{
 func (r *replayer) index() error {
 	r.revised = map[string]span{}
 	r.tools = map[string]*toolSpans{}
+	r.recent = map[string]int{}
+	r.ring = make([]string, r.window)
 	r.lossy = map[string]bool{}
 	lineNo := 0
 	tail, err := r.src.lines(func(off int64, line []byte) error {
@@ -132,6 +168,12 @@ func (r *replayer) index() error {
 			}
 		}
 		at := span{off, int64(len(line))}
+		if k := r.ring[lineNo%r.window]; k != "" {
+			if r.recent[k] == lineNo-r.window {
+				delete(r.recent, k)
+			}
+			r.ring[lineNo%r.window] = ""
+		}
 		if lineNo == 1 {
 			h, err := asr.ReadHeader(line)
 			if err != nil {
@@ -147,7 +189,7 @@ func (r *replayer) index() error {
 			return nil
 		}
 		r.records++
-		r.indexRecord(&e, at)
+		r.indexRecord(&e, at, lineNo)
 		return nil
 	})
 	if err != nil {
@@ -184,9 +226,9 @@ func (r *replayer) readHeader(h asr.Header) {
 	}
 }
 
-// indexRecord tallies one record and indexes it when its entity has more
-// than one record.
-func (r *replayer) indexRecord(e *envelope, at span) {
+// indexRecord tallies one record and indexes it when it is far from its
+// entity's first record.
+func (r *replayer) indexRecord(e *envelope, at span, line int) {
 	t := &r.tally
 	if e.TS != "" || e.ObservedAt != "" {
 		t.Add(replay.LossTimestamps, 1, "")
@@ -204,27 +246,31 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 		}
 	}
 	switch e.Type {
-	case asr.TypeMessage:
-		r.indexMessage(e)
-	case asr.TypeToolCall:
-		if e.Supersedes != "" {
-			r.tool(e.CallID).call = at
+	case asr.TypeMessage, asr.TypePlan, asr.TypeCompaction, asr.TypeTerminal, asr.TypeToolCall:
+		if e.Type == asr.TypeMessage {
+			r.indexMessage(e)
 		}
-		return
+		key := e.entityKey()
+		switch {
+		case e.Supersedes == "":
+			r.first(key, line)
+		case r.near(key, line):
+		case e.Type == asr.TypeToolCall:
+			r.tool(e.CallID).call = at
+		default:
+			r.revised[key] = at
+		}
 	case asr.TypeToolResult:
-		ts := r.tool(e.CallID)
-		ts.result, ts.resultID = at, e.ID
-		return
+		if !r.near(e.entityKey(), line) {
+			r.tool(e.CallID).result = at
+		}
 	case asr.TypeFileChange:
-		r.indexChange(e, at)
-		return
-	case asr.TypePlan, asr.TypeCompaction, asr.TypeTerminal:
+		r.indexChange(e, at, line)
 	case asr.TypeState:
 		r.states++
 		if e.State != "resumed" && e.State != "ended" {
 			r.state = at
 		}
-		return
 	case asr.TypeUsageSummary:
 		if e.Scope == "session" && e.Cumulative && present(e.ContextWindow) {
 			r.usages++
@@ -232,11 +278,9 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 		} else {
 			t.Add(replay.LossInference, 1, "usage that is not the session's")
 		}
-		return
 	case asr.TypeSessionInfo:
 		r.titles++
 		r.title = at
-		return
 	case asr.TypeDeclaration:
 		t.Add(replay.LossDeclaration, 1, "")
 		for _, l := range e.Lossy {
@@ -245,7 +289,6 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 		if e.LocalThrough != "" {
 			t.Add(replay.LossLineage, 1, "copy markers")
 		}
-		return
 	default:
 		switch cat, ok := lossByType[e.Type]; {
 		case ok:
@@ -255,10 +298,6 @@ func (r *replayer) indexRecord(e *envelope, at span) {
 		default:
 			t.Add(replay.LossUnknownTypes, 1, e.Type)
 		}
-		return
-	}
-	if e.Supersedes != "" {
-		r.revised[e.entityKey()] = at
 	}
 }
 
@@ -287,15 +326,17 @@ func (r *replayer) tool(callID string) *toolSpans {
 	return ts
 }
 
-// indexChange places a file change with its call: a superseding record
-// replaces the change whose chain it continues.
-func (r *replayer) indexChange(e *envelope, at span) {
+// indexChange indexes a file change far from its call: a revision that
+// continues an indexed chain replaces its latest record; any other far
+// change starts a chain (named by its own id, or by the near record it
+// revises, which the second pass finds in its window).
+func (r *replayer) indexChange(e *envelope, at span, line int) {
 	if e.CauseCallID == "" {
 		r.tally.Omit(e.ID, replay.LossUnreplayable, "a file change no tool call caused has no place in ACP")
 		return
 	}
-	ts := r.tool(e.CauseCallID)
-	if e.Supersedes != "" {
+	ts := r.tools[e.CauseCallID]
+	if e.Supersedes != "" && ts != nil {
 		for i := range ts.changes {
 			if ts.changes[i].last == e.Supersedes {
 				ts.changes[i].last, ts.changes[i].at = e.ID, at
@@ -303,7 +344,15 @@ func (r *replayer) indexChange(e *envelope, at span) {
 			}
 		}
 	}
-	ts.changes = append(ts.changes, changeSpan{first: e.ID, last: e.ID, at: at})
+	if r.near(e.entityKey(), line) {
+		return
+	}
+	first := e.ID
+	if e.Supersedes != "" {
+		first = e.Supersedes
+	}
+	ts = r.tool(e.CauseCallID)
+	ts.changes = append(ts.changes, changeSpan{first: first, last: e.ID, at: at})
 }
 
 // report finishes the loss report.
@@ -332,7 +381,7 @@ func (r *replayer) report() []byte {
 	for _, id := range callIDs {
 		ts := r.tools[id]
 		if ts.result.ok() {
-			t.Omit(ts.resultID, replay.LossUnreplayable, "a tool result whose call "+strconv.Quote(id)+" is not in the stream")
+			t.Omit(r.recordID(ts.result), replay.LossUnreplayable, "a tool result whose call "+strconv.Quote(id)+" is not in the stream")
 		}
 		for _, c := range ts.changes {
 			t.Omit(c.last, replay.LossUnreplayable, "a file change caused by call "+strconv.Quote(id)+", which is not in the stream")
@@ -345,6 +394,17 @@ func (r *replayer) report() []byte {
 	rep.Updates = r.updates
 	rep.SourceLossy = asr.SortedKeys(r.lossy)
 	return rep.Marshal()
+}
+
+// recordID reads the id of the record at sp.
+func (r *replayer) recordID(sp span) string {
+	line, err := r.src.lineAt(sp.off, sp.n)
+	if err != nil {
+		return ""
+	}
+	var e envelope
+	e.scan(line)
+	return e.ID
 }
 
 // diag emits a diagnostic (a failing emit is noticed at the next update).

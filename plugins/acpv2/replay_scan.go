@@ -111,8 +111,12 @@ func skipValue(b []byte, i int) int {
 		return -1
 	}
 	j := i
-	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
-		j++
+loop:
+	for ; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			break loop
+		}
 	}
 	if j == i {
 		return -1

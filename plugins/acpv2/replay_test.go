@@ -352,6 +352,12 @@ func TestASR732_RoundTrip(t *testing.T) {
 		}
 	}
 	streams["every"] = everyType(t)
+	streams["undecodable"] = mkStream(t, testHeader,
+		`{"type":"message","messageId":"a","role":"user","content":"not a list"}`,
+		`{"type":"message","messageId":"b","role":"user","content":["not an object",{"type":"text","text":"ok"}]}`,
+		`{"type":"tool_call","callId":"c","name":7}`,
+		`{"type":"terminal","terminalId":"t","exitCode":0,"output":{"blob":{"encoding":"base64","data":"%%%"}}}`,
+	)
 	total := 0
 	for _, transport := range []string{"in process", "over gRPC"} {
 		m := New()
@@ -511,9 +517,83 @@ func TestReplayBadInput(t *testing.T) {
 	if !n[replay.LossUnreplayable] || !n[replay.LossUncommitted] {
 		t.Errorf("categories = %v", rp.report.Categories)
 	}
+	t.Run("records that do not decode as their type", func(t *testing.T) {
+		rp := runReplay(t, New(), mkStream(t, testHeader,
+			`{"type":"message","messageId":"a","role":"user","content":"not a list"}`,
+			`{"type":"message","messageId":"b","role":"user","content":["not an object",{"type":"text","text":"ok"}]}`,
+			`{"type":"tool_call","callId":"c","name":7}`,
+			`{"type":"terminal","terminalId":"t","exitCode":0,"output":{"blob":{"encoding":"base64","data":"%%%"}}}`,
+		))
+		if got := js(rp.updates(t)); got != `[{"content":[{"text":"ok","type":"text"}],"messageId":"b","sessionUpdate":"user_message"},{"exitStatus":{"exitCode":0},"sessionUpdate":"terminal_update","terminalId":"t"}]` {
+			t.Errorf("updates = %s", got)
+		}
+		var omitted []string
+		for _, o := range rp.report.Omitted {
+			omitted = append(omitted, o.Record+" "+o.Reason)
+		}
+		want := []string{"r1 a record that does not decode as its type", "r2 a content part that is not an object",
+			"r3 a record that does not decode as its type", "r4 terminal output that is not valid base64"}
+		if diff := cmp.Diff(want, omitted); diff != "" {
+			t.Errorf("omitted (-want +got):\n%s", diff)
+		}
+	})
 	emitErr := fmt.Errorf("stop")
 	_, err := rr.Replay(context.Background(), nil, Input, bytes.NewReader(everyType(t)), func(o sdk.Output) error { return emitErr })
 	if !errors.Is(err, emitErr) {
 		t.Errorf("emit error not returned: %v", err)
+	}
+}
+
+// TestReplayLookaheadWindow: the output does not depend on how far the
+// second pass looks ahead (what it does not see, the first pass indexed):
+// every stream replays the same with a window of 1, 2, 3, 7 lines and the
+// default.
+func TestReplayLookaheadWindow(t *testing.T) {
+	streams := goldenStreams(t)
+	streams["every"] = everyType(t)
+	streams["far revisions"] = mkStream(t, testHeader,
+		`{"type":"tool_call","callId":"c","name":"x"}`,
+		`{"type":"file_change","cause":{"callId":"c"},"changes":[{"op":"add","path":{"root":"root0","path":"a"}}]}`,
+		`{"type":"file_change","cause":{"callId":"c"},"changes":[{"op":"add","path":{"root":"root0","path":"b"}}]}`,
+		`{"type":"file_change","cause":{"callId":"c"},"supersedes":"r2","changes":[{"op":"add","path":{"root":"root0","path":"a2"}}]}`,
+		`{"type":"message","messageId":"m","role":"assistant","content":[{"type":"text","text":"1"}]}`,
+		`{"type":"tool_result","callId":"c","status":"failed"}`,
+		`{"type":"file_change","cause":{"callId":"c"},"supersedes":"r4","changes":[{"op":"add","path":{"root":"root0","path":"a3"}}]}`,
+		`{"type":"message","messageId":"m","role":"assistant","supersedes":"r5","content":[{"type":"text","text":"2"}]}`,
+		`{"type":"file_change","cause":{"callId":"c"},"changes":[{"op":"add","path":{"root":"root0","path":"c"}}]}`,
+		`{"type":"tool_call","callId":"c","name":"y","supersedes":"r1"}`,
+		`{"type":"tool_result","callId":"c","status":"completed","supersedes":"r6"}`,
+		`{"type":"message","messageId":"m","role":"assistant","supersedes":"r8","content":[{"type":"text","text":"3"}]}`,
+		`{"type":"file_change","cause":{"callId":"c"},"supersedes":"r9","changes":[{"op":"add","path":{"root":"root0","path":"c2"}}]}`,
+		`{"type":"tool_result","callId":"orphan","status":"completed"}`,
+	)
+	old := window
+	defer func() { window = old }()
+	for name, s := range streams {
+		if !bytes.HasPrefix(s, []byte(`{"type":"header"`)) {
+			continue
+		}
+		window = old
+		want := runReplay(t, New(), s)
+		for _, w := range []int{1, 2, 3, 7} {
+			window = w
+			got := runReplay(t, New(), s)
+			if diff := cmp.Diff(want.frames, got.frames); diff != "" {
+				t.Errorf("%s: window %d: frames differ (-default +small):\n%s", name, w, diff)
+			}
+			if diff := cmp.Diff(string(want.raw), string(got.raw)); diff != "" {
+				t.Errorf("%s: window %d: report differs:\n%s", name, w, diff)
+			}
+		}
+		if name == "far revisions" {
+			window = old
+			us := want.updates(t)
+			if got := js(us[0]); got != `{"content":[{"changes":[{"operation":"add","path":"/w/proj/a3"}],"type":"diff"},{"changes":[{"operation":"add","path":"/w/proj/b"}],"type":"diff"},{"changes":[{"operation":"add","path":"/w/proj/c2"}],"type":"diff"}],"name":"y","sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c"}` {
+				t.Errorf("far revisions: call = %s", got)
+			}
+			if got := js(us[1]["content"]); got != `[{"text":"3","type":"text"}]` {
+				t.Errorf("far revisions: message = %s", got)
+			}
+		}
 	}
 }

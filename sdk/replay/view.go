@@ -194,7 +194,10 @@ func (n *normalizer) message(g *Group) {
 		Role      string            `json:"role"`
 		Content   []json.RawMessage `json:"content"`
 	}
-	_ = json.Unmarshal(g.Rec, &m)
+	if err := json.Unmarshal(g.Rec, &m); err != nil {
+		n.drop(g.Key, LossUnreplayable, "a message that does not decode")
+		return
+	}
 	if m.Role != "user" && m.Role != "assistant" {
 		n.drop(g.Key, LossUnreplayable, fmt.Sprintf("a message with role %q", m.Role))
 		return
@@ -204,6 +207,10 @@ func (n *normalizer) message(g *Group) {
 	var thoughtOK []bool
 	for _, p := range m.Content {
 		typ, o := PartType(p)
+		if o == nil {
+			n.drop(g.Key, LossUnreplayable, "a content part that is not an object")
+			continue
+		}
 		switch typ {
 		case "reasoning":
 			text, ok := ReasoningText(o)
@@ -281,7 +288,10 @@ func (n *normalizer) tool(g *Group) {
 		return
 	}
 	var c toolCallRec
-	_ = json.Unmarshal(g.Call, &c)
+	if err := json.Unmarshal(g.Call, &c); err != nil {
+		n.drop(g.Key, LossUnreplayable, "a tool call that does not decode")
+		return
+	}
 	f := map[string]any{"name": c.Name, "title": c.Title, "kind": c.Kind, "input": decodeOpt(c.Input)}
 	var locs []any
 	for _, l := range c.Locations {
@@ -375,7 +385,10 @@ func (n *normalizer) plan(g *Group) {
 		PlanType string          `json:"planType"`
 		Entries  json.RawMessage `json:"entries"`
 	}
-	_ = json.Unmarshal(g.Rec, &p)
+	if err := json.Unmarshal(g.Rec, &p); err != nil {
+		n.drop(g.Key, LossUnreplayable, "a plan that does not decode")
+		return
+	}
 	if p.PlanType == "" {
 		p.PlanType = "items"
 	}
@@ -388,7 +401,10 @@ func (n *normalizer) compaction(g *Group) {
 		Summary []json.RawMessage `json:"summary"`
 		Error   json.RawMessage   `json:"error"`
 	}
-	_ = json.Unmarshal(g.Rec, &c)
+	if err := json.Unmarshal(g.Rec, &c); err != nil {
+		n.drop(g.Key, LossUnreplayable, "a compaction that does not decode")
+		return
+	}
 	if c.Status == "" {
 		c.Status = "completed"
 	}
@@ -404,7 +420,10 @@ func (n *normalizer) terminal(g *Group) {
 		Signal   json.RawMessage `json:"signal"`
 		Output   *asr.Output     `json:"output"`
 	}
-	_ = json.Unmarshal(g.Rec, &t)
+	if err := json.Unmarshal(g.Rec, &t); err != nil {
+		n.drop(g.Key, LossUnreplayable, "a terminal that does not decode")
+		return
+	}
 	f := map[string]any{"command": t.Command, "cwd": nil, "exited": TerminalExited(t.Status, t.ExitCode, t.Signal),
 		"exitCode": decodeOpt(t.ExitCode), "signal": decodeOpt(t.Signal), "output": nil}
 	if t.Cwd != nil {
@@ -417,6 +436,8 @@ func (n *normalizer) terminal(g *Group) {
 	if t.Output != nil {
 		if b, ok := BlobBytes(t.Output.Blob); ok {
 			f["output"] = base64.StdEncoding.EncodeToString(b)
+		} else {
+			n.drop(g.Key, LossUnreplayable, "terminal output that is not valid base64")
 		}
 	}
 	n.add(g.Key, f)
