@@ -17,13 +17,28 @@ import (
 // times the agent behind two cats in acptap's place (the cost of the two
 // extra process hops alone). The line is a 300-byte mcp/message
 // notification, valid in both directions. It reports p50/p99/p99.9 of each
-// and acptap's added p50/p99 over direct, in microseconds.
+// and acptap's added p50/p99 over direct, in microseconds, and the CPU time
+// acptap and its plugin spent per round trip (two lines: one each way),
+// which does not depend on the machine's other load.
+//
+// pace=0 sends the next line as soon as the echo is back, some 15,000 round
+// trips a second: far more than an editor and agent exchange, and every line
+// is its own batch for the plugin, so acpv2 falls behind and catches up from
+// the wire log, all on the same cores. pace=1ms leaves a millisecond between
+// round trips, closer to a busy real session, so the pipeline's work is done
+// between lines rather than during them.
 func BenchmarkRecordLatency(b *testing.B) {
+	b.Run("pace=0", func(b *testing.B) { benchLatency(b, 0) })
+	b.Run("pace=1ms", func(b *testing.B) { benchLatency(b, time.Millisecond) })
+}
+
+func benchLatency(b *testing.B, pace time.Duration) {
 	acptap, agent := binaries(b)
 	n := envInt("ACPTAP_BENCH_LAT_N", 2000)
 	line := acpgen.MCPBlock(1)
 	line = line[:bytes.IndexByte(line, '\n')+1]
 	var direct, catted, tapped []time.Duration
+	var cpuDirect, cpuTapped time.Duration
 	for b.Loop() {
 		dir, err := os.MkdirTemp(tmpRoot, "lat-")
 		if err != nil {
@@ -39,6 +54,9 @@ func BenchmarkRecordLatency(b *testing.B) {
 			c.request(b, acpgen.NewSessionRequest)
 		}
 		for i := -200; i < n; i++ { // the first 200 warm up (and let acpv2 attach)
+			if pace > 0 {
+				time.Sleep(pace)
+			}
 			dd, cd, td := roundTrip(b, dc, line), roundTrip(b, cc, line), roundTrip(b, tc, line)
 			if i >= 0 {
 				direct, catted, tapped = append(direct, dd), append(catted, cd), append(tapped, td)
@@ -49,7 +67,10 @@ func BenchmarkRecordLatency(b *testing.B) {
 			if err := p.cmd.Wait(); err != nil {
 				b.Fatalf("%s: %v\n%s", p.cmd.Path, err, p.stderr.all())
 			}
+			p.stdout.Close()
 		}
+		cpu := func(p *proc) time.Duration { return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime() }
+		cpuDirect, cpuTapped = cpuDirect+cpu(d), cpuTapped+cpu(t)
 		cc.in.Close()
 		cc.wait(b)
 	}
@@ -61,6 +82,8 @@ func BenchmarkRecordLatency(b *testing.B) {
 		b.ReportMetric(us(percentile(s.d, 99)), s.name+"-p99-us")
 		b.ReportMetric(us(percentileF(s.d, 99.9)), s.name+"-p99.9-us")
 	}
+	// acptap's CPU includes the agent's and the plugin's (it reaps both).
+	b.ReportMetric(us(cpuTapped-cpuDirect)/float64(len(tapped)+200*b.N), "acptap-cpu-us/line")
 	b.ReportMetric(us(percentile(tapped, 50)-percentile(direct, 50)), "added-p50-us")
 	b.ReportMetric(us(percentile(tapped, 99)-percentile(direct, 99)), "added-p99-us")
 }

@@ -3,12 +3,14 @@ package bench
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acptap/acptap/bench/internal/acpgen"
 	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
 )
@@ -67,14 +69,16 @@ func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 //	grpc     the same over real gRPC and protobuf in this process (sdk.ServeInProcess)
 //	process  the acptap binary started as the built-in plugin (pluginhost.Launch, go-plugin)
 //
-// It reports frames/s of each, process/inproc, and for reference the rate
-// of the host's own per-line router (sdk.FrameBuilder, which the feeder
-// runs before every Map), and the plugin's launch time.
+// It reports frames/s of each, process/inproc, the plugin's launch time,
+// and for reference the host's own per-line rates on the way to a plugin:
+// appending to the wire log (capture), reading it back (a feeder that fell
+// behind catches up from it) and the router (sdk.FrameBuilder, which the
+// feeder runs before every Map).
 func BenchmarkPluginFrames(b *testing.B) {
 	acptap, _ := binaries(b)
 	frames := benchFrames()
 	const batch = 256
-	var tIn, tGRPC, tProc, tFB, launch time.Duration
+	var tIn, tGRPC, tProc, tFB, tWrite, tRead, launch time.Duration
 	outs := 0
 	for b.Loop() {
 		t0 := time.Now()
@@ -121,6 +125,9 @@ func BenchmarkPluginFrames(b *testing.B) {
 			buf = fb.Line(buf, uint64(i+1), dirs[i], t0, l)
 		}
 		tFB += time.Since(t0)
+
+		w, r := wireRates(b, dirs, lines)
+		tWrite, tRead = tWrite+w, tRead+r
 	}
 	n := float64(len(frames)) * float64(b.N)
 	rate := func(d time.Duration) float64 { return n / d.Seconds() }
@@ -132,5 +139,56 @@ func BenchmarkPluginFrames(b *testing.B) {
 	b.ReportMetric(rate(tProc)/rate(tIn), "ratio")
 	b.ReportMetric(rate(tGRPC)/rate(tIn), "grpc-ratio")
 	b.ReportMetric(rate(tFB), "framebuilder-frames/s")
+	b.ReportMetric(rate(tWrite), "wirelog-append-frames/s")
+	b.ReportMetric(rate(tRead), "wirelog-read-frames/s")
 	b.ReportMetric(float64(launch.Milliseconds())/float64(b.N), "launch-ms")
+}
+
+// wireRates times appending the lines to a wire log as capture does
+// (scrubbed, flushed every 256) and reading them back as a catching-up
+// feeder does.
+func wireRates(b *testing.B, dirs []sdk.Direction, lines [][]byte) (write, read time.Duration) {
+	b.Helper()
+	dir, err := os.MkdirTemp(tmpRoot, "wire-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "wire.jsonl")
+	t0 := time.Now()
+	w, err := wire.Create(path, wire.Header{Connection: "c-bench", StartedAt: t0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, l := range lines {
+		line, _ := wire.Scrub(l)
+		if _, err := w.Append(wire.Entry{Type: wire.TypeFrame, At: t0, Dir: dirs[i], Line: line}); err != nil {
+			b.Fatal(err)
+		}
+		if i%256 == 255 {
+			w.Flush()
+		}
+	}
+	if err := w.Close(); err != nil { // Close also fsyncs, as acptap does once at the end
+		b.Fatal(err)
+	}
+	write = time.Since(t0)
+	t0 = time.Now()
+	r, err := wire.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	r.Close()
+	read = time.Since(t0)
+	if n != len(lines) {
+		b.Fatalf("read %d wire entries back, wrote %d", n, len(lines))
+	}
+	return write, read
 }

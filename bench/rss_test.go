@@ -172,6 +172,7 @@ func BenchmarkRecordMemory(b *testing.B) {
 		if err := p.cmd.Wait(); err != nil {
 			b.Fatalf("acptap: %v\n%s", err, p.stderr.all())
 		}
+		p.stdout.Close()
 		close(stop)
 		<-sampled
 		rec := readRecorded(b, store)

@@ -32,6 +32,7 @@ func BenchmarkRecordStartup(b *testing.B) {
 			if err := p.cmd.Wait(); err != nil {
 				b.Fatalf("acptap: %v\n%s", err, p.stderr.all())
 			}
+			p.stdout.Close()
 			if i >= 0 {
 				direct = append(direct, d)
 				tapped = append(tapped, at.Sub(t0))
@@ -57,5 +58,6 @@ func startStamp(b *testing.B, env []string, argv ...string) time.Duration {
 	if err := p.cmd.Wait(); err != nil {
 		b.Fatal(err)
 	}
+	p.stdout.Close()
 	return at.Sub(t0)
 }

@@ -30,6 +30,7 @@ type chain struct {
 	agent *lineReader    // the agent's stderr
 	procs []*exec.Cmd    // waited for in order; procs[0] is acptap or the c2a cat
 	store string
+	close func() // closes the editor's read end, after wait
 }
 
 // startChain starts the agent behind cat or acptap. The agent's stderr
@@ -40,7 +41,7 @@ func startChain(b *testing.B, s setup, agent ...string) *chain {
 	errR, errW, _ := os.Pipe()
 	edInR, edInW, _ := os.Pipe()   // editor → middle
 	edOutR, edOutW, _ := os.Pipe() // middle → editor
-	c := &chain{in: edInW, out: bufio.NewReaderSize(edOutR, 1<<20)}
+	c := &chain{in: edInW, out: bufio.NewReaderSize(edOutR, 1<<20), close: func() { edOutR.Close() }}
 	start := func(cmd *exec.Cmd) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
@@ -103,6 +104,7 @@ func (c *chain) wait(b *testing.B) (cpu time.Duration) {
 		}
 		cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
 	}
+	c.close()
 	return cpu
 }
 
@@ -146,9 +148,9 @@ type flowResult struct {
 func runC2A(b *testing.B, s setup, block []byte, reps int) flowResult {
 	_, agent := binaries(b)
 	c := startChain(b, s, agent, "sink")
-	go io.Copy(io.Discard, c.out) // nothing but the two answers comes back
 	c.request(b, acpgen.InitializeRequest)
 	c.request(b, acpgen.NewSessionRequest)
+	go io.Copy(io.Discard, c.out) // nothing more comes back, but keep the pipe drained
 	t0 := time.Now()
 	for range reps {
 		if _, err := c.in.Write(block); err != nil {

@@ -19,6 +19,7 @@
 #   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
 #                   e2e, latency, plugin, memory, startup (the table shows "-" for the rest)
 #   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
+#   BENCH_TABLE_ONLY=1  print the table of an earlier run's BENCH_OUT without running anything
 #   ACPTAP_BIN      a prebuilt acptap binary to measure (default: built from the tree)
 #   ACPTAP_BENCH_NO_PLUGINS=1  attribution: record without attaching any plugin
 #
@@ -37,6 +38,8 @@ only=${BENCH_ONLY:-}
 out=${BENCH_OUT:-$(mktemp -d -t acptap-bench.XXXXXX)}
 mkdir -p "$out"
 
+[[ "${BENCH_TABLE_ONLY:-}" == 1 ]] && only='^$' # run nothing
+
 export TEE_BENCH_MIB=$mib TEE_BENCH_LAT_N=$latn
 export ACPTAP_BENCH_MIB=$mib ACPTAP_BENCH_UPDATES=$updates ACPTAP_BENCH_RATE=$rate
 export ACPTAP_BENCH_LAT_N=$latn ACPTAP_BENCH_START_N=$startn
@@ -49,14 +52,16 @@ run() {
 		return 0
 	fi
 	echo "== go test -run '^\$' -bench '$re' -benchtime=$bt $pkg" >&2
-	go test -run '^$' -bench "$re" -benchtime="$bt" -timeout 120m "$pkg" 2>&1 | tee "$out/$name.txt" >&2
+	if ! go test -run '^$' -bench "$re" -benchtime="$bt" -timeout 120m "$pkg" 2>&1 | tee "$out/$name.txt" >&2; then
+		echo "== $name FAILED (see $out/$name.txt); going on" >&2
+	fi
 }
 
 {
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "go: $(go version | cut -d' ' -f3-)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty)')"
 	echo "sizes: ${mib} MiB per direction, ${updates} updates (memory run at ${rate}/s), ${latn} round trips, ${startn} start-ups"
-} | tee "$out/machine.txt" >&2
+} | if [[ "${BENCH_TABLE_ONLY:-}" == 1 ]]; then cat >/dev/null; else tee "$out/machine.txt" >&2; fi
 
 run tee      ./host/tee/ 'BenchmarkTee(Throughput|Latency)$' "${rounds}x"
 run capture  ./host/tee/ 'BenchmarkCapture$' 20000x
@@ -85,6 +90,8 @@ host_mem() { m memory BenchmarkRecordMemory "host-hwm@$1%-MiB"; }
 plug_mem() { m memory BenchmarkRecordMemory "plugin-hwm@$1%-MiB"; }
 
 echo
+[[ -f "$out/machine.txt" ]] && sed 's/^/    /' "$out/machine.txt"
+echo
 echo "| figure | measured | goal | met |"
 echo "|---|---:|---|---|"
 row "acptap record throughput / cat, editor→agent (ratio)" "$(fmt "$(m e2e $tp/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
@@ -96,9 +103,13 @@ row "  frames dropped (gaps) of $(m e2e $tp/dir=a2c lines/op) (a2c)" "$(m e2e $t
 row "tee package / cat, c2a (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
 row "tee package / cat, a2c (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c ratio)")" "≥ 0.9×" ">=" 0.9
 row "  capture cost per line (ns)" "$(fmt "$(m capture BenchmarkCapture ns/line)" 0)" ""
-row "added round-trip latency, acptap record, p50 (µs)" "$(fmt "$(m latency BenchmarkRecordLatency added-p50-us)" 1)" ""
-row "added round-trip latency, acptap record, p99 (µs)" "$(fmt "$(m latency BenchmarkRecordLatency added-p99-us)" 1)" "≤ +100 µs" "<=" 100
-row "  p99 direct · two cats · acptap (µs)" "$(fmt "$(m latency BenchmarkRecordLatency direct-p99-us)" 0) · $(fmt "$(m latency BenchmarkRecordLatency cat-p99-us)" 0) · $(fmt "$(m latency BenchmarkRecordLatency acptap-p99-us)" 0)" ""
+for pace in 0 1ms; do
+	lat=BenchmarkRecordLatency/pace=$pace
+	row "added round-trip latency, acptap record, pace=$pace, p50 (µs)" "$(fmt "$(m latency $lat added-p50-us)" 1)" ""
+	row "added round-trip latency, acptap record, pace=$pace, p99 (µs)" "$(fmt "$(m latency $lat added-p99-us)" 1)" "≤ +100 µs" "<=" 100
+	row "  p99 direct · two cats · acptap (µs)" "$(fmt "$(m latency $lat direct-p99-us)" 0) · $(fmt "$(m latency $lat cat-p99-us)" 0) · $(fmt "$(m latency $lat acptap-p99-us)" 0)" ""
+	row "  CPU of acptap + plugin per round trip (µs)" "$(fmt "$(m latency $lat acptap-cpu-us/line)" 0)" ""
+done
 row "added round-trip latency, tee package, p99 (µs)" "$(fmt "$(m tee BenchmarkTeeLatency added-p99-us)" 1)" "≤ +100 µs" "<=" 100
 row "acpv2 out of process (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames process-frames/s)" 0)" "≥ 200,000/s" ">=" 200000
 row "  out of process / in process (ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames ratio)")" "≥ 0.5×" ">=" 0.5

@@ -6,6 +6,7 @@ package builtin
 import (
 	"sort"
 
+	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/plugins/aep"
 	"github.com/acptap/acptap/sdk"
@@ -14,6 +15,7 @@ import (
 // Factories returns the built-in mappers by name.
 func Factories() map[string]func() sdk.Mapper {
 	return map[string]func() sdk.Mapper{
+		acpv1.Name: acpv1.New,
 		acpv2.Name: acpv2.New,
 		aep.Name:   aep.New,
 	}

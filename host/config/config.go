@@ -103,11 +103,14 @@ type AEP struct {
 	RelayFlush time.Duration `koanf:"relay_flush"`
 }
 
-// DefaultRevisions is the built-in revision → plugins table.
+// DefaultRevisions is the built-in revision → plugins table. "acp-v1-log"
+// is not negotiated on a wire: acptap convert forces it for stored ACP v1
+// logs.
 func DefaultRevisions() map[string][]string {
 	return map[string][]string{
 		"acp/2@" + DefaultSchemaRevision: {"acpv2", "aep"},
 		"acp/1":                          {"acpv1", "aep"},
+		"acp-v1-log":                     {"acpv1", "aep"},
 	}
 }
 

@@ -39,10 +39,11 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	root := filepath.Join(home, ".local", "share", "acptap")
 	want := &Config{
-		Store:          root,
-		Log:            Log{File: filepath.Join(root, "logs", "acptap.log"), Level: "info"},
-		PluginPath:     []string{},
-		Revisions:      map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"acpv1", "aep"}},
+		Store:      root,
+		Log:        Log{File: filepath.Join(root, "logs", "acptap.log"), Level: "info"},
+		PluginPath: []string{},
+		Revisions: map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"acpv1", "aep"},
+			"acp-v1-log": {"acpv1", "aep"}},
 		Plugins:        map[string]PluginConfig{},
 		Tee:            Tee{QueueFrames: 65536, BatchFrames: 256},
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
@@ -56,6 +57,24 @@ func TestLoadDefaults(t *testing.T) {
 	_, env = testEnv(t, "XDG_DATA_HOME=/xdg/data")
 	if c, _ := Load(LoadOptions{Env: env, Builtins: builtins}); c.Store != "/xdg/data/acptap" {
 		t.Errorf("store with XDG_DATA_HOME = %q", c.Store)
+	}
+}
+
+// TestDefaultRevisionsKeepOnlyBuiltins: the default table names only
+// plugins this binary has; acp-v1-log (forced by acptap convert) is
+// filtered like the negotiated revisions.
+func TestDefaultRevisionsKeepOnlyBuiltins(t *testing.T) {
+	_, env := testEnv(t)
+	c, err := Load(LoadOptions{Env: env, Builtins: []string{"acpv2", "aep"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"aep"}, "acp-v1-log": {"aep"}}
+	if diff := cmp.Diff(want, c.Revisions); diff != "" {
+		t.Errorf("revisions (-want +got):\n%s", diff)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }
 
@@ -261,7 +280,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Store != "/flag/store" || !c.Log.Stderr || c.Plugins["x"].Path != "/bin/x" ||
-		len(c.PluginPath) != 1 || c.Revisions["acp/2@2.0.0-alpha.10"][0] != "x" || len(c.Revisions) != 3 {
+		len(c.PluginPath) != 1 || c.Revisions["acp/2@2.0.0-alpha.10"][0] != "x" || len(c.Revisions) != len(DefaultRevisions())+1 {
 		t.Errorf("flags not applied: %+v", c)
 	}
 	if _, err := Load(LoadOptions{Env: env, Flags: map[string]any{"log.levl": "x"}}); err == nil ||

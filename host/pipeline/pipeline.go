@@ -42,9 +42,9 @@ type Options struct {
 	// revision run whatever the initialize exchange says (convert uses it
 	// for stored logs of a known format, e.g. "acp-v1-log").
 	ForceRevision string
-	Configs         map[string][]byte
-	Launch          Launcher
-	Sink            Sink
+	Configs       map[string][]byte
+	Launch        Launcher
+	Sink          Sink
 	// Sessions answers what the store knows of a session (live mode), and
 	// gives prior stream lines (both modes). Nil: nothing is known.
 	Sessions     SessionStore
@@ -55,6 +55,10 @@ type Options struct {
 	StallTimeout time.Duration
 	// Now is the clock for the wire-log header (tests pin it).
 	Now func() time.Time
+	// Source, when set, goes into the wire-log header: the connection is a
+	// conversion of a stored log (acptap convert), not a recording. Its
+	// header then has no startedAt, since no connection started.
+	Source *wire.Source
 }
 
 // Stats are the pipeline's counters.
@@ -183,7 +187,11 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 // Start creates the wire log and runs capture over the tee's items until
 // the queue is closed. It returns at once; Wait waits for the end.
 func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
-	w, err := wire.Create(p.wirePath, wire.Header{Connection: p.opts.Connection, StartedAt: p.opts.Now(), Agent: wire.Agent{Command: p.opts.Agent}})
+	hdr := wire.Header{Connection: p.opts.Connection, Agent: wire.Agent{Command: p.opts.Agent}, Source: p.opts.Source}
+	if hdr.Source == nil {
+		hdr.StartedAt = p.opts.Now()
+	}
+	w, err := wire.Create(p.wirePath, hdr)
 	if err != nil {
 		return err
 	}

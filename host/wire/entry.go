@@ -35,6 +35,33 @@ type Header struct {
 	Connection string
 	StartedAt  time.Time
 	Agent      Agent
+	// Source names the stored log a converted wire log was made from
+	// (`acptap convert`); nil for a connection recorded through the tee.
+	Source *Source
+}
+
+// SourceModeConvert is Source.Mode for a wire log written by acptap convert.
+const SourceModeConvert = "convert"
+
+// Source describes the input of a converted wire log. Its frames are that
+// input's lines in file order; their times are receipt times only when the
+// input recorded them (see docs/convert.md).
+type Source struct {
+	// Mode is SourceModeConvert.
+	Mode string `json:"mode"`
+	// From is the converter's input kind (`acptap convert --from`), e.g.
+	// "acp-v1-log".
+	From string `json:"from"`
+	// Format is the layout the converter found in the file: "wire", "frames",
+	// "trace" or "updates".
+	Format string `json:"format"`
+	// Path is the input's absolute path, or "-" for standard input.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of the input's bytes as read (compressed,
+	// if it was).
+	SHA256 string `json:"sha256"`
+	// Gzip says the input was gzip-compressed.
+	Gzip bool `json:"gzip,omitempty"`
 }
 
 // Agent describes the agent process on the far side of the tee.
@@ -73,12 +100,13 @@ type Session struct {
 
 // headerJSON is the header line's shape; field order is the file's.
 type headerJSON struct {
-	Type       string `json:"type"`
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	Connection string `json:"connection"`
-	StartedAt  string `json:"startedAt,omitempty"`
-	Agent      Agent  `json:"agent"`
+	Type       string  `json:"type"`
+	Format     string  `json:"format"`
+	Version    int     `json:"version"`
+	Connection string  `json:"connection"`
+	StartedAt  string  `json:"startedAt,omitempty"`
+	Agent      Agent   `json:"agent"`
+	Source     *Source `json:"source,omitempty"`
 }
 
 // entryJSON is what the reader decodes an entry line into.

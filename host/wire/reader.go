@@ -77,24 +77,36 @@ func (r *Reader) readHeader() error {
 	if err != nil {
 		return fmt.Errorf("header: %w", err)
 	}
+	r.hdr, err = ParseHeader(line)
+	return err
+}
+
+// ParseHeader decodes a wire log's header line (without its LF).
+func ParseHeader(line []byte) (Header, error) {
 	var h headerJSON
 	if err := json.Unmarshal(line, &h); err != nil {
-		return fmt.Errorf("header: %w", err)
+		return Header{}, fmt.Errorf("header: %w", err)
 	}
 	if h.Type != "header" || h.Format != Format {
-		return fmt.Errorf("header: not an %s header (type %q, format %q)", Format, h.Type, h.Format)
+		return Header{}, fmt.Errorf("header: not an %s header (type %q, format %q)", Format, h.Type, h.Format)
 	}
 	if h.Version != Version {
-		return fmt.Errorf("header: unsupported version %d (this build reads %d)", h.Version, Version)
+		return Header{}, fmt.Errorf("header: unsupported version %d (this build reads %d)", h.Version, Version)
 	}
-	r.hdr = Header{Connection: h.Connection, Agent: h.Agent}
+	hdr := Header{Connection: h.Connection, Agent: h.Agent, Source: h.Source}
 	if h.StartedAt != "" {
-		if r.hdr.StartedAt, err = time.Parse(time.RFC3339Nano, h.StartedAt); err != nil {
-			return fmt.Errorf("header: startedAt: %w", err)
+		var err error
+		if hdr.StartedAt, err = time.Parse(time.RFC3339Nano, h.StartedAt); err != nil {
+			return Header{}, fmt.Errorf("header: startedAt: %w", err)
 		}
 	}
-	return nil
+	return hdr, nil
 }
+
+// ParseEntry decodes one entry line after the header (without its LF). It
+// checks the entry's own fields, not its place in the file: a Reader also
+// requires seq to be dense.
+func ParseEntry(line []byte) (Entry, error) { return decodeEntry(line) }
 
 // Next returns the next entry, io.EOF after the last one, or an error
 // wrapping ErrTornTail when the file ends in an uncommitted line (after

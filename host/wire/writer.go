@@ -51,7 +51,7 @@ func Create(path string, hdr Header) (*Writer, error) {
 		return nil, fmt.Errorf("create wire log: %w", err)
 	}
 	h := headerJSON{Type: "header", Format: Format, Version: Version,
-		Connection: hdr.Connection, Agent: hdr.Agent}
+		Connection: hdr.Connection, Agent: hdr.Agent, Source: hdr.Source}
 	if h.Agent.Command == nil {
 		h.Agent.Command = []string{}
 	}

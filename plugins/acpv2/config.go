@@ -1,58 +1,27 @@
 package acpv2
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
+
+	"github.com/acptap/acptap/sdk/acpasr"
 )
 
-// Config is the plugin's configuration section (JSON; empty means defaults).
+// Config is the plugin's configuration section (JSON; empty means
+// defaults): the engine's recording configuration.
 //
 //	{"agentName": "com.example.agent",    // reverse-DNS name for agent.name (ASR-703), wins over the registry
 //	 "registry": {"agents": [{"id": "…", "name": "…"}]},  // replaces the embedded registry
 //	 "humanPrompts": true}                 // the client relays a person's input: prompts get author "human" (ASR-713)
-type Config struct {
-	AgentName    string    `json:"agentName,omitempty"`
-	Registry     *Registry `json:"registry,omitempty"`
-	HumanPrompts bool      `json:"humanPrompts,omitempty"`
-}
+type Config = acpasr.Config
 
 // ErrConfig is wrapped by every configuration error.
-var ErrConfig = errors.New("acpv2: bad config")
+var ErrConfig = acpasr.ErrConfig
 
-var reverseDNS = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)+$`)
-
-// parseConfig decodes and validates raw; unknown members are errors, so a
-// misspelt option is not silently ignored.
+// parseConfig decodes and validates raw; unknown members are errors.
 func parseConfig(raw []byte) (Config, error) {
-	var c Config
-	if len(bytes.TrimSpace(raw)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-	}
-	if c.AgentName != "" && !reverseDNS.MatchString(c.AgentName) {
-		return Config{}, fmt.Errorf("%w: agentName %q is not a reverse-DNS name", ErrConfig, c.AgentName)
-	}
-	if c.Registry == nil {
-		r := loadDefaultRegistry()
-		c.Registry = &r
+	c, err := acpasr.ParseConfig(raw)
+	if err != nil {
+		return Config{}, fmt.Errorf("acpv2: %w", err)
 	}
 	return c, nil
-}
-
-// agentName resolves agent.name for info.name (ASR-703): the configured
-// name, else the registry's, else the reserved fallback.
-func (c Config) agentName(infoName string) string {
-	if c.AgentName != "" {
-		return c.AgentName
-	}
-	if id, ok := c.Registry.lookup(infoName); ok {
-		return id
-	}
-	return fallbackName(infoName)
 }

@@ -1,16 +1,7 @@
-// Package acpv2 maps ACP v2 traffic (schema 2.0.0-alpha.9) to ASR streams,
-// one per ACP session, as the mapping seed (ASR-700…735) prescribes. It is
-// a deterministic function of the start request and the frames: entities
-// are folded by ACP's patch rule and written when final, and every record
-// points back at its wire frames. Mapping problems are diagnostics, never
-// errors; updates it cannot map are kept as audit-only records. Across
-// connections it continues a session's stream from what the store sends
-// (an index of fingerprints, not the lines), so a replayed history writes
-// only what differs (ASR-717), and memory grows with the open entities,
-// not with the session.
-//
-// Loss categories it declares beyond the seed's: "_org.acptap/capture_gap"
-// (frames of the connection were not observed; a declaration in every
-// stream open at the gap, and in the header of a stream first seen after
-// one).
+// Package acpv2 is the ACP v2 (schema 2.0.0-alpha.9) plugin: it records ACP
+// v2 traffic as ASR streams, one per ACP session, through the recording
+// engine sdk/acpasr (ASR-700…735), and replays ASR streams as ACP v2
+// session/update notifications (ASR-724…731). It owns its Info, its
+// configuration section and the replay; the mapping itself is the
+// engine's.
 package acpv2

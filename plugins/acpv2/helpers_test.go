@@ -1,22 +1,17 @@
 package acpv2
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -25,83 +20,23 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 
 const testWire = "wire/c-test.jsonl"
 
+// engineTestdata holds the recording engine's fixtures and golden streams
+// (sdk/acpasr/testdata): the acpv2 plugin's recording is the engine's, with
+// the options its tests use.
+var engineTestdata = filepath.Join("..", "..", "sdk", "acpasr", "testdata")
+
 func startReq(config string, prior ...sdk.PriorSession) sdk.StartRequest {
 	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord, Prior: prior}
 }
 
-// parseFrames turns a fixture into frames the way the host does (batches
-// split, responses joined to requests by (direction, id)). One frame per
-// line, 1 ms apart from base; "#" lines and blank lines are skipped.
-//
-//	c2a <wire line>                  a client → agent line, verbatim
-//	a2c <wire line>                  an agent → client line, verbatim
-//	b64 <dir> <base64>               a line given in base64 (invalid UTF-8)
-//	gap <dir> <frames> <bytes> <reason…>
-//	session {"id":…,"connections":n,"prior":[<stream lines as JSON>]}
-func parseFrames(t testing.TB, text string) []sdk.Frame {
-	t.Helper()
-	b := sdk.NewFrameBuilder()
-	var out []sdk.Frame
-	seq := uint64(0)
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		seq++
-		at := base.Add(time.Duration(seq-1) * time.Millisecond)
-		word, rest, _ := strings.Cut(line, " ")
-		switch word {
-		case "c2a", "a2c":
-			dir, _ := sdk.ParseDirection(word)
-			out = b.Line(out, seq, dir, at, []byte(rest))
-		case "b64":
-			d, enc, _ := strings.Cut(rest, " ")
-			dir, _ := sdk.ParseDirection(d)
-			data, err := base64.StdEncoding.DecodeString(enc)
-			if err != nil {
-				t.Fatalf("fixture line %d: %v", seq, err)
-			}
-			out = b.Line(out, seq, dir, at, data)
-		case "gap":
-			f := strings.SplitN(rest, " ", 4)
-			if len(f) < 4 {
-				t.Fatalf("fixture line %d: gap needs dir frames bytes reason", seq)
-			}
-			dir, _ := sdk.ParseDirection(f[0])
-			n, _ := strconv.ParseUint(f[1], 10, 64)
-			by, _ := strconv.ParseUint(f[2], 10, 64)
-			out = b.Gap(out, seq, dir, at, sdk.Gap{Frames: n, Bytes: by, Reason: f[3]})
-		case "session":
-			var info struct {
-				ID          string            `json:"id"`
-				Connections int               `json:"connections"`
-				Prior       []json.RawMessage `json:"prior"`
-			}
-			if err := json.Unmarshal([]byte(rest), &info); err != nil {
-				t.Fatalf("fixture line %d: %v", seq, err)
-			}
-			si := sdk.SessionInfo{ID: info.ID, Connections: info.Connections}
-			for _, l := range info.Prior {
-				si.Prior = append(si.Prior, []byte(l))
-			}
-			out = b.Session(out, seq, sdk.A2C, at, si)
-		default:
-			t.Fatalf("fixture line %d: unknown word %q", seq, word)
-		}
-	}
-	return out
-}
-
+// loadFrames reads a fixture of the engine's (sdk/acpasr/testdata/<name>.frames).
 func loadFrames(t testing.TB, name string) []sdk.Frame {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".frames"))
+	b, err := os.ReadFile(filepath.Join(engineTestdata, name+".frames"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseFrames(t, string(b))
+	return mappertest.ParseFixture(t, base, string(b))
 }
 
 // mapAll runs a fresh mapper over frames and finishes it.
@@ -110,7 +45,8 @@ func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output
 	return mappertest.Run(t, New(), req, frames, 0)
 }
 
-// render writes outputs one per line, for golden files.
+// render writes outputs one per line, as the engine's golden files hold
+// them.
 func render(outs []sdk.Output) []byte {
 	var b bytes.Buffer
 	for _, o := range outs {
@@ -123,27 +59,6 @@ func render(outs []sdk.Output) []byte {
 		fmt.Fprintf(&b, `{"kind":%q,"session":%q,"frames":%s,"json":%s}`+"\n", o.Kind, o.Session, seqs, o.JSON)
 	}
 	return b.Bytes()
-}
-
-// golden compares outputs with testdata/<name>.golden.jsonl (-update
-// rewrites it).
-func golden(t *testing.T, name string, outs []sdk.Output) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden.jsonl")
-	got := render(outs)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
 }
 
 // rec is one decoded record or header, for assertions.
@@ -165,26 +80,6 @@ func records(t testing.TB, outs []sdk.Output, session string) []rec {
 	return out
 }
 
-// ofType keeps the records of one type.
-func ofType(rs []rec, typ string) []rec {
-	var out []rec
-	for _, r := range rs {
-		if r["type"] == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// types lists the records' types in order.
-func types(rs []rec) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r["type"].(string))
-	}
-	return out
-}
-
 // js renders a decoded value back as compact JSON, for comparisons.
 func js(v any) string {
 	b, _ := json.Marshal(v)
@@ -196,50 +91,6 @@ func diags(outs []sdk.Output) []sdk.Output {
 	for _, o := range outs {
 		if o.Kind == sdk.Diagnostic {
 			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func summaries(outs []sdk.Output) []string {
-	var out []string
-	for _, d := range diags(outs) {
-		out = append(out, d.Summary)
-	}
-	return out
-}
-
-// wire builds a fixture from lines.
-func wire(lines ...string) string { return strings.Join(lines, "\n") }
-
-// Common fixture lines.
-const (
-	initReq  = `c2a {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"Test Client","version":"1"}}}`
-	initResp = `a2c {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"info":{"name":"Claude Code","version":"2.1.0"}}}`
-	newReq   = `c2a {"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w/proj","additionalDirectories":["/w/lib"]}}`
-	newResp  = `a2c {"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`
-	idle     = `a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}}`
-)
-
-// upd builds an agent → client session/update line for s1.
-func upd(update string) string {
-	return `a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + update + `}}`
-}
-
-// opened is a fixture prefix: initialize and session/new for s1.
-func opened(lines ...string) string {
-	return wire(append([]string{initReq, initResp, newReq, newResp}, lines...)...)
-}
-
-// strip drops the envelope fields that change between records (seq, id,
-// times, native), for comparing bodies.
-func strip(r rec) rec {
-	out := rec{}
-	for k, v := range r {
-		switch k {
-		case "seq", "id", "ts", "tsSource", "observedAt", "native":
-		default:
-			out[k] = v
 		}
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 const (
@@ -15,7 +17,7 @@ const (
 	// Input is the protocol revision the plugin maps.
 	Input = "acp/2@2.0.0-alpha.9"
 	// SourceFormatVersion is the ACP schema revision (ASR-700).
-	SourceFormatVersion = "2.0.0-alpha.9"
+	SourceFormatVersion = acpasr.FormatVersionV2
 )
 
 type mapper struct{}
@@ -37,11 +39,24 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 	}, nil
 }
 
+// options are the engine options of the plugin with configuration cfg:
+// a recorder of ACP v2 at alpha.9 (ASR-700).
+func options(cfg Config) acpasr.Options {
+	return acpasr.Options{
+		Method:      acpasr.MethodRecorder,
+		Version:     Version,
+		Plugin:      asr.Plugin{Name: Name, Version: Version},
+		Source:      asr.Source{Format: "acp", FormatVersion: SourceFormatVersion},
+		AlwaysLossy: acpasr.AlwaysLossy,
+		Config:      cfg,
+	}
+}
+
 // Start opens the mapping of one connection. Only a bad Config is an error.
 func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
 	cfg, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
-	return newConn(cfg, req), nil
+	return acpasr.NewSession(options(cfg), req), nil
 }

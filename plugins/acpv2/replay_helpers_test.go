@@ -41,11 +41,12 @@ func sessionsOf(outs []sdk.Output) []string {
 	return ids
 }
 
-// goldenStreams reads testdata/*.golden.jsonl and returns each session's
-// stream, named "<file>/<session>".
+// goldenStreams reads the recording engine's golden files
+// (sdk/acpasr/testdata/*.golden.jsonl) and returns each session's stream,
+// named "<file>/<session>".
 func goldenStreams(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "*.golden.jsonl"))
+	files, err := filepath.Glob(filepath.Join(engineTestdata, "*.golden.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}

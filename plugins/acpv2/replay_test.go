@@ -343,7 +343,7 @@ var cmpSorted = cmp.Transformer("sort", func(in []string) []string {
 // the plugin over gRPC.
 func TestASR732_RoundTrip(t *testing.T) {
 	streams := goldenStreams(t)
-	frames, _ := filepath.Glob(filepath.Join("testdata", "*.frames"))
+	frames, _ := filepath.Glob(filepath.Join(engineTestdata, "*.frames"))
 	for _, f := range frames {
 		name := strings.TrimSuffix(filepath.Base(f), ".frames")
 		outs := mapAll(t, startReq(""), loadFrames(t, name))

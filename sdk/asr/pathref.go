@@ -40,6 +40,23 @@ func Ref(roots []Root, abs string) PathRef {
 	return PathRef{Path: abs}
 }
 
+// RefOK is Ref for a path from the wire, which may be anything: ok is
+// false when p is not an absolute path (POSIX, or Windows with a drive or
+// UNC prefix), since no PathRef can hold it. A remainder inside a root that
+// is not a clean relative path in either separator (`a\..\b` under a
+// POSIX root) is written with root null and the absolute path, so the
+// result always passes the validator's ASR-711 checks.
+func RefOK(roots []Root, p string) (PathRef, bool) {
+	ref := Ref(roots, p)
+	if ref.Root != nil && cleanRelative(ref.Path) {
+		return ref, true
+	}
+	if !absolute(p) {
+		return PathRef{}, false
+	}
+	return PathRef{Path: p}, true
+}
+
 // relative reports abs relative to root when root is a segment-wise prefix.
 // Separators are "/", and also "\" when the root uses them (Windows paths).
 func relative(root, abs string) (string, bool) {

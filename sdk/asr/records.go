@@ -100,13 +100,16 @@ type Cause struct {
 	CallID string `json:"callId"`
 }
 
-// Change is one file operation.
+// Change is one file operation. Meta is the source's metadata of the
+// change, as sent (ACP's DiffChange._meta; acpv1 keeps a v1 diff's full
+// texts there).
 type Change struct {
-	Op       string   `json:"op"`
-	Path     *PathRef `json:"path,omitempty"`
-	OldPath  *PathRef `json:"oldPath,omitempty"`
-	FileType string   `json:"fileType,omitempty"`
-	MimeType string   `json:"mimeType,omitempty"`
+	Op       string                     `json:"op"`
+	Path     *PathRef                   `json:"path,omitempty"`
+	OldPath  *PathRef                   `json:"oldPath,omitempty"`
+	FileType string                     `json:"fileType,omitempty"`
+	MimeType string                     `json:"mimeType,omitempty"`
+	Meta     map[string]json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Patch is the change as patch text.

@@ -1,0 +1,246 @@
+package acpv1
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/mappertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
+
+const testWire = "wire/c-v1.jsonl"
+
+// startReq is a live recording's start request (convert: ModeConvert).
+func startReq(mode sdk.Mode, config string, prior ...sdk.PriorSession) sdk.StartRequest {
+	input := Input
+	if mode == sdk.ModeConvert {
+		input = InputLog
+	}
+	return sdk.StartRequest{Config: []byte(config), Connection: "c-v1", WireLog: testWire, Input: input, Mode: mode, Prior: prior}
+}
+
+var live = startReq(sdk.ModeRecord, "")
+
+func parseFrames(t testing.TB, text string) []sdk.Frame {
+	t.Helper()
+	return mappertest.ParseFixture(t, base, text)
+}
+
+func loadFrames(t testing.TB, name string) []sdk.Frame {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseFrames(t, string(b))
+}
+
+// mapAll runs a fresh mapper over frames, finishes it, and checks that
+// every output is one JSON line and every stream passes asr.Validate.
+func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output {
+	t.Helper()
+	outs := mappertest.Run(t, New(), req, frames, 0)
+	checkStreams(t, outs)
+	return outs
+}
+
+// render writes outputs one per line, for golden files.
+func render(outs []sdk.Output) []byte {
+	var b bytes.Buffer
+	for _, o := range outs {
+		seqs, _ := json.Marshal(o.FrameSeqs)
+		if o.Kind == sdk.Diagnostic {
+			fmt.Fprintf(&b, `{"kind":"diagnostic","session":%q,"frames":%s,"severity":%q,"summary":%q,"detail":%q}`+"\n",
+				o.Session, seqs, o.Severity, o.Summary, o.Detail)
+			continue
+		}
+		fmt.Fprintf(&b, `{"kind":%q,"session":%q,"frames":%s,"json":%s}`+"\n", o.Kind, o.Session, seqs, o.JSON)
+	}
+	return b.Bytes()
+}
+
+// golden compares outputs with testdata/<name>.golden.jsonl (-update
+// rewrites it).
+func golden(t *testing.T, name string, outs []sdk.Output) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden.jsonl")
+	got := render(outs)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+// streams joins each session's header and records, in output order.
+func streams(outs []sdk.Output) (map[string][]byte, []string) {
+	m := map[string][]byte{}
+	var order []string
+	for _, o := range outs {
+		if o.Kind != sdk.ASRHeader && o.Kind != sdk.ASRRecord {
+			continue
+		}
+		if _, ok := m[o.Session]; !ok {
+			order = append(order, o.Session)
+		}
+		m[o.Session] = append(append(m[o.Session], o.JSON...), '\n')
+	}
+	return m, order
+}
+
+// checkStreams validates every output: one JSON line each, no internal
+// error, and every session's stream valid ASR (asr.Validate, warnings
+// included).
+func checkStreams(t testing.TB, outs []sdk.Output) {
+	t.Helper()
+	for _, o := range outs {
+		if o.Kind == sdk.Diagnostic {
+			if strings.HasPrefix(o.Summary, "internal error") {
+				t.Fatalf("%s: %s", o.Summary, o.Detail)
+			}
+			continue
+		}
+		if !json.Valid(o.JSON) || bytes.IndexByte(o.JSON, '\n') >= 0 {
+			t.Fatalf("output is not one JSON line: %q", o.JSON)
+		}
+	}
+	m, order := streams(outs)
+	for _, id := range order {
+		var problems []string
+		if _, err := asr.Validate(bytes.NewReader(m[id]), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil {
+			t.Fatalf("session %q: validate: %v", id, err)
+		}
+		if len(problems) > 0 {
+			t.Fatalf("session %q is not valid ASR:\n  %s\n%s", id, strings.Join(problems, "\n  "), m[id])
+		}
+	}
+}
+
+// rec is one decoded record or header, for assertions.
+type rec map[string]any
+
+// records decodes the header and record outputs of one session.
+func records(t testing.TB, outs []sdk.Output, session string) []rec {
+	t.Helper()
+	var out []rec
+	for _, o := range outs {
+		if (o.Kind == sdk.ASRHeader || o.Kind == sdk.ASRRecord) && o.Session == session {
+			var r rec
+			if err := json.Unmarshal(o.JSON, &r); err != nil {
+				t.Fatalf("output is not JSON: %v: %s", err, o.JSON)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func ofType(rs []rec, typ string) []rec {
+	var out []rec
+	for _, r := range rs {
+		if r["type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func types(rs []rec) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r["type"].(string))
+	}
+	return out
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func summaries(outs []sdk.Output) []string {
+	var out []string
+	for _, o := range outs {
+		if o.Kind == sdk.Diagnostic {
+			out = append(out, o.Summary)
+		}
+	}
+	return out
+}
+
+// lossy is the stream's loss categories: the header's and its
+// declarations', in order.
+func lossy(rs []rec) []string {
+	var out []string
+	for _, r := range rs {
+		var l any
+		if r["type"] == "header" {
+			l = r["producer"].(map[string]any)["lossy"]
+		} else if r["type"] == "declaration" {
+			l = r["lossy"]
+		}
+		for _, c := range asList(l) {
+			out = append(out, str(c))
+		}
+	}
+	return out
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func wire(lines ...string) string { return strings.Join(lines, "\n") }
+
+// Common fixture lines: an ACP v1 handshake and session s1.
+const (
+	initReq  = `c2a {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true},"clientInfo":{"name":"Zed","version":"0.200.0"}}}`
+	initResp = `a2c {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"Claude Code","title":"Claude","version":"2.1.0"},"agentCapabilities":{"loadSession":true}}}`
+	newReq   = `c2a {"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w/proj","additionalDirectories":["/w/lib"],"mcpServers":[{"name":"gh","command":"/usr/bin/gh-mcp","args":["--token","SECRET-ARG"],"env":[{"name":"GH_TOKEN","value":"SECRET-ENV"}]}]}}`
+	newResp  = `a2c {"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"code","availableModes":[{"id":"code","name":"Code"},{"id":"ask","name":"Ask"}]}}}`
+)
+
+// upd builds an agent → client session/update line for s1.
+func upd(update string) string {
+	return `a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + update + `}}`
+}
+
+// prompt is a session/prompt request with id and text; answer its response.
+func prompt(id int, text string) string {
+	return fmt.Sprintf(`c2a {"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]}}`, id, text)
+}
+
+func answer(id int, stopReason string) string {
+	return fmt.Sprintf(`a2c {"jsonrpc":"2.0","id":%d,"result":{"stopReason":%q}}`, id, stopReason)
+}
+
+// opened is a fixture prefix: initialize and session/new for s1.
+func opened(lines ...string) string {
+	return wire(append([]string{initReq, initResp, newReq, newResp}, lines...)...)
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,60 @@
+package acpasr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Config is the recording configuration of a plugin that records ACP: its
+// configuration section (JSON; empty means defaults), parsed by ParseConfig.
+//
+//	{"agentName": "com.example.agent",    // reverse-DNS name for agent.name (ASR-703), wins over the registry
+//	 "registry": {"agents": [{"id": "…", "name": "…"}]},  // replaces the embedded registry
+//	 "humanPrompts": true}                 // the client relays a person's input: prompts get author "human" (ASR-713)
+type Config struct {
+	AgentName    string    `json:"agentName,omitempty"`
+	Registry     *Registry `json:"registry,omitempty"`
+	HumanPrompts bool      `json:"humanPrompts,omitempty"`
+}
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("bad config")
+
+var reverseDNS = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)+$`)
+
+// ParseConfig decodes and validates raw; unknown members are errors, so a
+// misspelt option is not silently ignored. Without a registry, the
+// embedded snapshot (registry.json) is used.
+func ParseConfig(raw []byte) (Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(raw)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	if c.AgentName != "" && !reverseDNS.MatchString(c.AgentName) {
+		return Config{}, fmt.Errorf("%w: agentName %q is not a reverse-DNS name", ErrConfig, c.AgentName)
+	}
+	if c.Registry == nil {
+		r := loadDefaultRegistry()
+		c.Registry = &r
+	}
+	return c, nil
+}
+
+// agentName resolves agent.name for info.name (ASR-703): the configured
+// name, else the registry's, else the reserved fallback.
+func (c Config) agentName(infoName string) string {
+	if c.AgentName != "" {
+		return c.AgentName
+	}
+	if id, ok := c.Registry.lookup(infoName); ok {
+		return id
+	}
+	return fallbackName(infoName)
+}

@@ -1,0 +1,206 @@
+package acpasr
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// blocks accumulates content blocks. A whole update replaces them; a chunk
+// appends, and a plain text chunk ({"type":"text","text":…} and nothing
+// else) is joined by concatenation to a plain text block before it
+// (ASR-704, ASR-211). Blocks with annotations or _meta are kept whole.
+type blocks struct {
+	done []json.RawMessage
+	open bool            // a plain text block is at the end, in text
+	text []byte          // its text
+	orig json.RawMessage // that block as received, while nothing was joined to it
+}
+
+// set replaces the content with items (a whole update; nil clears).
+func (b *blocks) set(items []json.RawMessage) {
+	*b = blocks{}
+	for _, x := range items {
+		b.push(x)
+	}
+}
+
+// push appends a whole block.
+func (b *blocks) push(x json.RawMessage) {
+	b.close()
+	if t, ok := plainText(x); ok {
+		b.open, b.text, b.orig = true, []byte(t), x
+		return
+	}
+	b.done = append(b.done, compact(x))
+}
+
+// chunk appends a chunk's block.
+func (b *blocks) chunk(x json.RawMessage) {
+	if t, ok := plainText(x); ok && b.open {
+		b.text = append(b.text, t...)
+		b.orig = nil
+		return
+	}
+	b.push(x)
+}
+
+func (b *blocks) close() {
+	if b.open {
+		b.done = append(b.done, b.tail())
+		b.open, b.text, b.orig = false, nil, nil
+	}
+}
+
+func (b *blocks) tail() json.RawMessage {
+	if b.orig != nil {
+		return compact(b.orig)
+	}
+	return textPart("text", string(b.text))
+}
+
+// list is the content as it stands (never nil).
+func (b *blocks) list() []json.RawMessage {
+	out := slices.Clone(b.done)
+	if b.open {
+		out = append(out, b.tail())
+	}
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	return out
+}
+
+func (b *blocks) empty() bool { return len(b.done) == 0 && !b.open }
+
+// plainText reports whether x is exactly {"type":"text","text":…}.
+func plainText(x json.RawMessage) (string, bool) {
+	o, ok := parseObj(x)
+	if !ok || len(o) != 2 {
+		return "", false
+	}
+	if t, st := o.str("type"); st != valid || t != "text" {
+		return "", false
+	}
+	text, st := o.str("text")
+	return text, st == valid
+}
+
+// textPart builds {"type":<typ>,"text":<text>} ("text", "reasoning").
+func textPart(typ, text string) json.RawMessage {
+	b, _ := asr.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{typ, text})
+	return b
+}
+
+// ContentBlockProblem says why x cannot be an ASR content block, or ""
+// when it can. The ASR schema's contentBlock follows ACP's content blocks:
+// an object with a non-empty type and, for text, image, audio,
+// resource_link and resource blocks, the members ACP requires, of ACP's
+// types (for the ASR parts reasoning and refusal, theirs). The engine
+// drops or audits a block with a problem; a translator can use this to
+// leave such a block untouched for the engine's audit record.
+func ContentBlockProblem(x json.RawMessage) string {
+	o, ok := parseObj(x)
+	if !ok {
+		return "not an object"
+	}
+	typ, st := o.str("type")
+	if st != valid || typ == "" {
+		return "no type"
+	}
+	for _, k := range []string{"annotations", "_meta"} {
+		if _, st := o.object(k); st == invalid {
+			return k + " is not an object"
+		}
+	}
+	need := func(keys ...string) string {
+		for _, k := range keys {
+			if _, st := o.str(k); st != valid {
+				return typ + " block without a string " + k
+			}
+		}
+		return ""
+	}
+	optional := func(keys ...string) string {
+		for _, k := range keys {
+			if _, st := o.str(k); st == invalid {
+				return typ + " block with a " + k + " that is not a string"
+			}
+		}
+		return ""
+	}
+	switch typ {
+	case "text", "refusal":
+		return need("text")
+	case "image", "audio":
+		if p := need("data", "mimeType"); p != "" {
+			return p
+		}
+		return optional("uri")
+	case "resource_link":
+		if p := need("name", "uri"); p != "" {
+			return p
+		}
+		if p := optional("title", "description", "mimeType"); p != "" {
+			return p
+		}
+		if v, st := o.member("size"); st == valid && !isInt(v) {
+			return "resource_link block with a size that is not an integer"
+		}
+	case "resource":
+		r, st := o.object("resource")
+		if st != valid {
+			return "resource block without a resource object"
+		}
+		if _, st := r.str("uri"); st != valid {
+			return "resource without a string uri"
+		}
+		_, tst := r.str("text")
+		_, bst := r.str("blob")
+		_, mst := r.str("mimeType")
+		switch {
+		case tst == invalid || tst == isNull || bst == invalid || bst == isNull:
+			return "resource text or blob is not a string"
+		case tst != valid && bst != valid:
+			return "resource without text or blob"
+		case mst == invalid:
+			return "resource mimeType is not a string"
+		}
+	case "reasoning":
+		_, tst := o.str("text")
+		_, sst := o.str("signature")
+		sum, mst := o.array("summary")
+		_, ost := o.member("opaque")
+		if tst == invalid || tst == isNull || sst == invalid || sst == isNull || mst == invalid || mst == isNull {
+			return "reasoning part with a text, summary or signature of the wrong type"
+		}
+		for _, x := range sum {
+			if _, ok := asString(x); !ok {
+				return "reasoning summary item is not a string"
+			}
+		}
+		if tst != valid && mst != valid && ost == missing {
+			return "reasoning part without text, summary or opaque"
+		}
+	}
+	return ""
+}
+
+// blocksOnly keeps the items that are content blocks ASR can hold, with a
+// diagnostic for the others.
+func (s *stream) blocksOnly(what string, items []json.RawMessage) []json.RawMessage {
+	out := items[:0:0]
+	for _, x := range items {
+		if p := ContentBlockProblem(x); p != "" {
+			s.c.diag(sdk.SeverityWarning, s.id, what+": content block dropped", p)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
