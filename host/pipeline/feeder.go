@@ -204,7 +204,10 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		}
 	}
 	last := batch[len(batch)-1].Seq
-	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return f.sess.Map(ctx, f.frames) })
+	// The call may be abandoned by the watchdog and go on running against
+	// a dead plugin: it gets its own session and frames, never the fields.
+	sess, frames := f.sess, f.frames
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return sess.Map(ctx, frames) })
 	if err != nil {
 		f.fail(ctx, err)
 		return
@@ -235,6 +238,7 @@ func (f *feeder) call(ctx context.Context, fn func() ([]sdk.Output, error)) ([]s
 		return r.outs, r.err
 	case <-timeout:
 		f.kill()
+		f.frames = nil // the abandoned call may still read the old batch
 		return nil, fmt.Errorf("%w (%s)", errStalled, f.p.stallTimeout)
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -289,7 +293,8 @@ func (f *feeder) finish(ctx context.Context) {
 	if f.dead || f.sess == nil {
 		return
 	}
-	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return f.sess.Finish(ctx, f.p.finishReason) })
+	sess, reason := f.sess, f.p.finishReason
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return sess.Finish(ctx, reason) })
 	if err != nil {
 		// Finish failed: restart, re-feed everything and finish again.
 		f.fail(ctx, err)

@@ -17,7 +17,7 @@ const (
 )
 
 // Inputs are the protocol revisions the plugin maps.
-var Inputs = []string{"acp/1", "acp/2@2.0.0-alpha.9"}
+var Inputs = []string{"acp/1", "acp/2@2.0.0-alpha.9", "acp-v1-log"}
 
 type mapper struct{}
 
@@ -34,7 +34,7 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Description:  "ACP v1 and v2 (schema 2.0.0-alpha.9) → AEP 0.1 events, one event log per ACP session",
 		Inputs:       append([]string(nil), Inputs...),
 		Outputs:      []string{"aep"},
-		Capabilities: []string{"record"},
+		Capabilities: []string{"record", "convert"},
 	}, nil
 }
 
