@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,23 +15,28 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/bench/internal/acpgen"
+	"github.com/acptap/acptap/host/pluginhost"
 )
+
+// mem is one process's VmHWM (peak RSS) and VmRSS, in KiB.
+type mem struct{ hwm, rss int64 }
 
 // memSample is one look at the recorder's processes.
 type memSample struct {
-	at               time.Duration
-	hostHWM, hostRSS int64 // KiB
-	plugHWM, plugRSS int64 // KiB; 0 before the plugin started
-	streamBytes      int64 // the session's stream.asr.jsonl so far
-	editorLines      int64
+	at          time.Duration
+	host        mem
+	plugins     map[string]mem // by built-in plugin name; absent before it started
+	streamBytes int64          // the session's stream.asr.jsonl so far
+	editorLines int64
 }
 
 // statusKiB reads VmHWM and VmRSS of pid.
-func statusKiB(pid int) (hwm, rss int64, ok bool) {
+func statusKiB(pid int) (mem, bool) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, false
+		return mem{}, false
 	}
+	var m mem
 	for _, l := range strings.Split(string(data), "\n") {
 		f := strings.Fields(l)
 		if len(f) < 2 {
@@ -37,17 +44,18 @@ func statusKiB(pid int) (hwm, rss int64, ok bool) {
 		}
 		switch f[0] {
 		case "VmHWM:":
-			hwm, _ = strconv.ParseInt(f[1], 10, 64)
+			m.hwm, _ = strconv.ParseInt(f[1], 10, 64)
 		case "VmRSS:":
-			rss, _ = strconv.ParseInt(f[1], 10, 64)
+			m.rss, _ = strconv.ParseInt(f[1], 10, 64)
 		}
 	}
-	return hwm, rss, hwm > 0
+	return m, m.hwm > 0
 }
 
-// pluginPid finds the child of host that runs the acptap binary (the
-// built-in plugin; the agent is another binary).
-func pluginPid(host int, exe string) int {
+// pluginPids finds the children of host that run a built-in plugin (the
+// acptap binary with ACPTAP_BUILTIN_PLUGIN=<name>), by name.
+func pluginPids(host int) map[string]int {
+	found := map[string]int{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -59,16 +67,18 @@ func pluginPid(host int, exe string) int {
 			continue
 		}
 		// pid (comm) state ppid …; comm may hold spaces, so split after ')'.
-		rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-		f := strings.Fields(string(rest))
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		if len(f) < 2 || f[1] != strconv.Itoa(host) {
 			continue
 		}
-		if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); target == exe {
-			return pid
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if name, ok := bytes.CutPrefix(kv, []byte(pluginhost.PluginModeEnv+"=")); ok {
+				found[string(name)] = pid
+			}
 		}
 	}
-	return 0
+	return found
 }
 
 // BenchmarkRecordMemory runs `acptap record --store <tmp> -- agent` over a
@@ -77,11 +87,14 @@ func pluginPid(host int, exe string) int {
 // everything. The agent writes ACPTAP_BENCH_RATE updates/s (default 50000,
 // some 15 MB/s, far above any real agent but within what capture takes
 // without gaps on the reference machine; 0 = unpaced, a stress run in which
-// capture drops most lines). It samples VmHWM (peak RSS) of the host and of the
-// acpv2 plugin every 20 ms until acptap exits and reports them when the
-// session's ASR stream had reached 25, 50, 75 and 100 % of its final size
-// (mapping is the slowest stage, so this is the session's real progress),
-// and when the editor had read the last update (tee done).
+// capture drops most lines).
+//
+// It samples VmHWM (peak RSS) of the host and of every built-in plugin it
+// started (acpv2, and aep where the revision table names it) every 20 ms
+// until acptap exits, and reports them when the session's ASR stream had
+// reached 25, 50, 75 and 100 % of its final size (mapping is the slowest
+// stage, so this is the session's real progress), and when the editor had
+// read the last update (tee done).
 func BenchmarkRecordMemory(b *testing.B) {
 	acptap, agent := binaries(b)
 	turns := updatesTurns()
@@ -90,8 +103,8 @@ func BenchmarkRecordMemory(b *testing.B) {
 		rate = v
 	}
 	var last []memSample
-	var gaps uint64
 	var teeDone memSample
+	var gaps uint64
 	for b.Loop() {
 		dir, err := os.MkdirTemp(tmpRoot, "rss-")
 		if err != nil {
@@ -112,30 +125,31 @@ func BenchmarkRecordMemory(b *testing.B) {
 		sampled := make(chan struct{})
 		go func() {
 			defer close(sampled)
-			plug := 0
+			pids := map[string]int{}
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
 			for {
-				s := memSample{at: time.Since(start)}
+				s := memSample{at: time.Since(start), plugins: map[string]mem{}}
 				var ok bool
-				if s.hostHWM, s.hostRSS, ok = statusKiB(host); !ok {
+				if s.host, ok = statusKiB(host); !ok {
 					return
 				}
-				if plug == 0 {
-					plug = pluginPid(host, acptap)
+				if len(pids) < 2 { // plugins start once the revision is known
+					for n, pid := range pluginPids(host) {
+						pids[n] = pid
+					}
 				}
-				if plug != 0 {
-					if hwm, rss, ok := statusKiB(plug); ok {
-						s.plugHWM, s.plugRSS = hwm, rss
+				mu.Lock()
+				for n, pid := range pids {
+					if m, ok := statusKiB(pid); ok {
+						s.plugins[n] = m
 					} else if len(samples) > 0 { // exited: keep its last look
-						prev := samples[len(samples)-1]
-						s.plugHWM, s.plugRSS = prev.plugHWM, prev.plugRSS
+						s.plugins[n] = samples[len(samples)-1].plugins[n]
 					}
 				}
 				if st, err := os.Stat(stream); err == nil {
 					s.streamBytes = st.Size()
 				}
-				mu.Lock()
 				s.editorLines = lines
 				samples = append(samples, s)
 				mu.Unlock()
@@ -175,38 +189,49 @@ func BenchmarkRecordMemory(b *testing.B) {
 		p.stdout.Close()
 		close(stop)
 		<-sampled
-		rec := readRecorded(b, store)
-		gaps += rec.GapFrames
+		gaps += readRecorded(b, store).GapFrames
 		last = samples
 	}
 	if len(last) == 0 {
 		b.Fatal("no samples")
 	}
 	final := last[len(last)-1]
+	names := slices.Sorted(maps.Keys(final.plugins))
 	mib := func(kib int64) float64 { return float64(kib) / 1024 }
 	for _, pct := range []int64{25, 50, 75, 100} {
 		target := final.streamBytes * pct / 100
 		for _, s := range last {
 			if s.streamBytes >= target && s.streamBytes > 0 {
-				b.ReportMetric(mib(s.hostHWM), fmt.Sprintf("host-hwm@%d%%-MiB", pct))
-				b.ReportMetric(mib(s.plugHWM), fmt.Sprintf("plugin-hwm@%d%%-MiB", pct))
+				b.ReportMetric(mib(s.host.hwm), fmt.Sprintf("host-hwm@%d%%-MiB", pct))
+				for _, n := range names {
+					b.ReportMetric(mib(s.plugins[n].hwm), fmt.Sprintf("%s-hwm@%d%%-MiB", n, pct))
+				}
 				break
 			}
 		}
 	}
-	b.ReportMetric(mib(teeDone.hostHWM), "host-hwm@tee-done-MiB")
-	b.ReportMetric(mib(final.hostHWM), "host-peak-MiB")
-	b.ReportMetric(mib(final.plugHWM), "plugin-peak-MiB")
+	b.ReportMetric(mib(teeDone.host.hwm), "host-hwm@tee-done-MiB")
+	b.ReportMetric(mib(final.host.hwm), "host-peak-MiB")
+	for _, n := range names {
+		b.ReportMetric(mib(final.plugins[n].hwm), n+"-peak-MiB")
+	}
 	b.ReportMetric(final.at.Seconds(), "session-s")
 	b.ReportMetric(teeDone.at.Seconds(), "tee-done-s")
 	b.ReportMetric(float64(turns*acpgen.UpdatesPerTurn), "updates/op")
 	b.ReportMetric(float64(gaps)/float64(b.N), "dropped-frames/op")
 	if os.Getenv("ACPTAP_BENCH_MEM_TRACE") != "" {
 		w := bufio.NewWriter(os.Stderr)
-		fmt.Fprintln(w, "t_s\thost_hwm_MiB\thost_rss_MiB\tplugin_hwm_MiB\tplugin_rss_MiB\tstream_bytes\teditor_lines")
+		fmt.Fprint(w, "t_s\thost_hwm_MiB\thost_rss_MiB")
+		for _, n := range names {
+			fmt.Fprintf(w, "\t%s_hwm_MiB\t%s_rss_MiB", n, n)
+		}
+		fmt.Fprintln(w, "\tstream_bytes\teditor_lines")
 		for _, s := range last {
-			fmt.Fprintf(w, "%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", s.at.Seconds(), mib(s.hostHWM), mib(s.hostRSS),
-				mib(s.plugHWM), mib(s.plugRSS), s.streamBytes, s.editorLines)
+			fmt.Fprintf(w, "%.2f\t%.1f\t%.1f", s.at.Seconds(), mib(s.host.hwm), mib(s.host.rss))
+			for _, n := range names {
+				fmt.Fprintf(w, "\t%.1f\t%.1f", mib(s.plugins[n].hwm), mib(s.plugins[n].rss))
+			}
+			fmt.Fprintf(w, "\t%d\t%d\n", s.streamBytes, s.editorLines)
 		}
 		w.Flush()
 	}

@@ -15,7 +15,7 @@
 #   BENCH_ROUNDS    alternating rounds of the tee package's
 #                   throughput and latency runs (-benchtime)  (default 3)
 #   BENCH_E2E_ROUNDS  rounds of the acptap binary's throughput
-#                   run (each waits for acpv2 to map it all)  (default 1)
+#                   run (each waits for the plugins to map it all) (default 1)
 #   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
 #                   e2e, latency, plugin, memory, startup (the table shows "-" for the rest)
 #   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
@@ -86,8 +86,13 @@ row() { printf '| %-58s | %14s | %-12s | %-4s |\n' "$1" "$2" "$3" "$(verdict "$2
 fmt() { [[ "$1" == "-" ]] && echo "-" || printf "%.${2:-2}f" "$1"; }
 
 tp=BenchmarkRecordThroughput
-host_mem() { m memory BenchmarkRecordMemory "host-hwm@$1%-MiB"; }
-plug_mem() { m memory BenchmarkRecordMemory "plugin-hwm@$1%-MiB"; }
+# mem WHO: WHO's VmHWM at 25/50/75/100 % of the session (WHO: host, acpv2, aep).
+mem() {
+	local v=()
+	for p in 25 50 75 100; do v+=("$(fmt "$(m memory BenchmarkRecordMemory "$1-hwm@$p%-MiB")" 0)"); done
+	local IFS=/
+	echo "${v[*]}"
+}
 
 echo
 [[ -f "$out/machine.txt" ]] && sed 's/^/    /' "$out/machine.txt"
@@ -115,10 +120,10 @@ row "acpv2 out of process (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames p
 row "  out of process / in process (ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames ratio)")" "≥ 0.5×" ">=" 0.5
 row "  in process · in-process gRPC (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames inproc-frames/s)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames grpc-frames/s)" 0)" ""
 row "  host router, sdk.FrameBuilder (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames framebuilder-frames/s)" 0)" ""
-row "peak RSS, acptap host (MiB)" "$(fmt "$(m memory BenchmarkRecordMemory host-peak-MiB)" 1)" "≤ 64 MiB" "<=" 64
-row "  host VmHWM at 25/50/75/100 % (MiB)" "$(fmt "$(host_mem 25)" 0)/$(fmt "$(host_mem 50)" 0)/$(fmt "$(host_mem 75)" 0)/$(fmt "$(host_mem 100)" 0)" "flat"
-row "peak RSS, acpv2 plugin (MiB)" "$(fmt "$(m memory BenchmarkRecordMemory plugin-peak-MiB)" 1)" "≤ 64 MiB" "<=" 64
-row "  plugin VmHWM at 25/50/75/100 % (MiB)" "$(fmt "$(plug_mem 25)" 0)/$(fmt "$(plug_mem 50)" 0)/$(fmt "$(plug_mem 75)" 0)/$(fmt "$(plug_mem 100)" 0)" "flat"
+for who in host acpv2 aep; do
+	row "peak RSS, $who (MiB)" "$(fmt "$(m memory BenchmarkRecordMemory $who-peak-MiB)" 1)" "≤ 64 MiB" "<=" 64
+	row "  $who VmHWM at 25/50/75/100 % of the session (MiB)" "$(mem $who)" "flat"
+done
 row "  frames dropped in the memory run" "$(m memory BenchmarkRecordMemory dropped-frames/op)" "0" "<=" 0
 row "start → agent exec added by acptap record, p50 (ms)" "$(fmt "$(m startup BenchmarkRecordStartup added-p50-ms)")" "≤ 20 ms" "<=" 20
 row "  p90 (ms)" "$(fmt "$(m startup BenchmarkRecordStartup added-p90-ms)")" "≤ 20 ms" "<=" 20

@@ -206,7 +206,9 @@ func (s *Stream) WriteTurns(w io.Writer, n int) (int64, error) {
 }
 
 // WriteTurnsPaced writes turns [0, n) to w, one turn per Write, at most
-// rate updates per second on average (rate ≤ 0: as fast as w takes them).
+// rate updates per second (rate ≤ 0: as fast as w takes them). After a
+// stall (the reader, or this process, was not scheduled) it goes on at the
+// same rate rather than bursting to catch up.
 func (s *Stream) WriteTurnsPaced(w io.Writer, n int, rate float64) (int64, error) {
 	if rate <= 0 {
 		return s.WriteTurns(w, n)
@@ -218,8 +220,11 @@ func (s *Stream) WriteTurnsPaced(w io.Writer, n int, rate float64) (int64, error
 		k := min(BlockTurns, n-first)
 		block := s.Block(first, k)
 		for j := range k {
-			if d := time.Until(start.Add(time.Duration(first+j) * perTurn)); d > 0 {
+			switch d := time.Until(start.Add(time.Duration(first+j) * perTurn)); {
+			case d > 0:
 				time.Sleep(d)
+			case d < -10*time.Millisecond: // behind: move the schedule, do not burst
+				start = start.Add(-d)
 			}
 			m, err := w.Write(block[s.turnStart[j]:s.turnStart[j+1]])
 			total += int64(m)
