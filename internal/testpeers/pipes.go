@@ -55,7 +55,7 @@ func (p *Pipes) checker(t testing.TB, from Sender) func([]byte) {
 		p.transcript = append(p.transcript, TraceLine{Dir: dir, Line: string(line)})
 		p.mu.Unlock()
 		if err := p.Checker.Check(from, line); err != nil {
-			t.Errorf("%s sent a message that breaks the ACP v%d schema: %v\n%s", from, p.Checker.schema.version, err, line)
+			t.Errorf("%s sent a message that breaks the ACP v%d schema: %v\n%s", from, p.Checker.Version(), err, line)
 		}
 	}
 }

@@ -213,3 +213,33 @@ func TestImportsSDKOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestASR717_ReplayWithoutThoughts: a replay that leaves out what the live
+// traffic had (thoughts, here) does not fold an agent message into
+// another: only a replayed prompt takes the id derived live at its
+// position; agent messages keep their own ids, and nothing recorded is
+// recorded again.
+func TestASR717_ReplayWithoutThoughts(t *testing.T) {
+	outs := mapAll(t, live, parseFrames(t, opened(
+		prompt(2, "hello"),
+		chunk(thought, "", text("Think.")),
+		chunk(said, "a-1", text("Hi!")),
+		answer(2, "end_turn"),
+		`c2a {"jsonrpc":"2.0","id":3,"method":"session/load","params":{"sessionId":"s1","cwd":"/w/proj","mcpServers":[]}}`,
+		chunk(user, "u-1", text("hello")),
+		chunk(said, "a-1", text("Hi!")),
+		`a2c {"jsonrpc":"2.0","id":3,"result":{}}`,
+		prompt(4, "next"),
+		answer(4, "end_turn"),
+	)))
+	var got []string
+	for _, r := range records(t, outs, "s1") {
+		if r["type"] == "message" || r["type"] == "state" {
+			got = append(got, str(r["messageId"])+str(r["state"])+" "+str(r["supersedes"]))
+		}
+	}
+	want := []string{"msg:1 ", "msg:2 ", "a-1 ", "idle ", "resumed ", "msg:4 ", "idle "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages and states (-want +got):\n%s", diff)
+	}
+}

@@ -89,11 +89,11 @@ func (s *session) endReplay() {
 // chunk returns the message a message chunk of kind belongs to. native is
 // the chunk's messageId ("" when it has none). A new message starts when
 // the chunk kind changes, the messageId changes, or a turn ended; a chunk
-// without an id continues the message of its kind. recorded says whether
-// the stream has a message with an id (a replay takes the id recorded at
-// the same position, derived live, rather than a native id it reveals
-// only now).
-func (s *session) chunk(kind, native string, recorded func(id string) bool) *message {
+// without an id continues the message of its kind. prompt says whether
+// the stream has a prompt with an id: a replay that reveals a prompt's own
+// id (live, v1 prompts have none) takes the id derived live at the same
+// position.
+func (s *session) chunk(kind, native string, prompt func(id string) bool) *message {
 	cur := s.cur
 	switch {
 	case cur != nil && cur.kind == kind && (native == "" || native == cur.id || native == cur.native):
@@ -107,7 +107,7 @@ func (s *session) chunk(kind, native string, recorded func(id string) bool) *mes
 	}
 	s.count++
 	m := &message{kind: kind, id: native, native: native}
-	if d := derivedID(s.count); native == "" || (s.replaying && recorded(d)) {
+	if d := derivedID(s.count); native == "" || (s.replaying && kind == "user_message_chunk" && prompt(d)) {
 		m.id, m.derived = d, true
 	}
 	s.cur = m

@@ -240,14 +240,14 @@ func checkV1Records(t *testing.T, rs []record) {
 			return r.s("type") == "tool_result" && string(b) == `{"terminalId":"client-term-1"}`
 		},
 		"current_mode_update → config_change mode": func(r record) bool { return r.s("type") == "config_change" && r.s("mode") == "ask" },
-		"config_option_update":                      func(r record) bool { return r.s("type") == "config_change" && r["options"] != nil },
-		"available_commands_update":                 typ("org.agent-session.acp/available_commands_update"),
-		"session_info_update":                       func(r record) bool { return r.s("type") == "session_info" && r.s("title") == "Fix the greeting" },
-		"usage_update":                              typ("usage_summary"),
-		"notice":                                    func(r record) bool { return r.s("origin") == "notice" },
-		"compaction":                                func(r record) bool { return r.s("type") == "compaction" && r.s("status") == "completed" },
-		"fs/read_text_file audit":                   typ("org.agent-session.acp/fs_read_text_file"),
-		"fs/write_text_file audit":                  typ("org.agent-session.acp/fs_write_text_file"),
+		"config_option_update":                     func(r record) bool { return r.s("type") == "config_change" && r["options"] != nil },
+		"available_commands_update":                typ("org.agent-session.acp/available_commands_update"),
+		"session_info_update":                      func(r record) bool { return r.s("type") == "session_info" && r.s("title") == "Fix the greeting" },
+		"usage_update":                             typ("usage_summary"),
+		"notice":                                   func(r record) bool { return r.s("origin") == "notice" },
+		"compaction":                               func(r record) bool { return r.s("type") == "compaction" && r.s("status") == "completed" },
+		"fs/read_text_file audit":                  typ("org.agent-session.acp/fs_read_text_file"),
+		"fs/write_text_file audit":                 typ("org.agent-session.acp/fs_write_text_file"),
 		"session/request_permission": func(r record) bool {
 			b, _ := json.Marshal(r["subject"])
 			return r.s("type") == "permission" && r.s("requestId") == "0:0" && r.s("decision") == "allow_once" && string(b) == `{"callId":"call-1-edit"}`

@@ -167,7 +167,7 @@ func (t *translator) frame(f *sdk.Frame) []acpasr.Translated {
 	default:
 		return pass
 	}
-	if !utf8.Valid(f.Data) {
+	if !utf8.Valid(f.Data) || !json.Valid(f.Data) {
 		return pass
 	}
 	o, ok := parseObj(f.Data)
@@ -250,7 +250,7 @@ func (t *translator) call(f *sdk.Frame, m rpc) []acpasr.Translated {
 		t.remember(f, m, &pending{session: sid})
 		params := cloneObj(m.params)
 		params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
-		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "method", rawString("session/resume"), "params", marshal(params))}}
+		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "method", rawString("session/resume"), "params", params.encode())}}
 	case "session/prompt":
 		// The prompt is a message with a derived id (ASR-713). ACP v2
 		// answers a prompt when it is taken, v1 when its turn ends: the
@@ -286,8 +286,8 @@ func (t *translator) call(f *sdk.Frame, m rpc) []acpasr.Translated {
 		}
 		params := cloneObj(m.params)
 		delete(params, "toolCall")
-		params["subject"] = marshal(map[string]json.RawMessage{"type": rawString("tool_call"), "toolCall": tc})
-		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "params", marshal(params))}}
+		params["subject"] = obj{"type": rawString("tool_call"), "toolCall": tc}.encode()
+		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "params", params.encode())}}
 	case "fs/read_text_file", "fs/write_text_file":
 		// Audit-only (ASR-710): the request, then its response, verbatim.
 		if !hasSession {
@@ -420,7 +420,7 @@ func rewrite(f *sdk.Frame, msg obj, kv ...any) sdk.Frame {
 		o[kv[i].(string)] = kv[i+1].(json.RawMessage)
 	}
 	out := *f
-	out.Data = marshal(o)
+	out.Data = o.encode()
 	return out
 }
 
@@ -433,8 +433,8 @@ func dataFrame(f sdk.Frame, dir sdk.Direction, data []byte) sdk.Frame {
 // notification is an agent → client session/update the translator made,
 // on the wire seq of the frame it came from.
 func notification(f sdk.Frame, session string, update json.RawMessage) sdk.Frame {
-	data := marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update",
-		"params": map[string]json.RawMessage{"sessionId": rawString(session), "update": update}})
+	data := obj{"jsonrpc": rawString("2.0"), "method": rawString("session/update"),
+		"params": obj{"sessionId": rawString(session), "update": update}.encode()}.encode()
 	return sdk.Frame{Kind: sdk.KindLine, Seq: f.Seq, Dir: sdk.A2C, At: f.At, Data: data}
 }
 

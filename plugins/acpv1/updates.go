@@ -46,7 +46,7 @@ func (t *translator) update(f *sdk.Frame, m rpc, sid string) []acpasr.Translated
 		if meta, ok := u["_meta"]; ok {
 			nu["_meta"] = meta
 		}
-		return []acpasr.Translated{{Frame: withUpdate(f, m, marshal(nu))}}
+		return []acpasr.Translated{{Frame: withUpdate(f, m, nu.encode())}}
 	case "current_mode_update":
 		if mode, ok := u.str("currentModeId"); ok {
 			s.mode = mode
@@ -75,13 +75,13 @@ func (t *translator) messageChunk(f *sdk.Frame, m rpc, s *session, kind string, 
 		}
 	}
 	native, _ := u.str("messageId")
-	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasMessage(s.id, id) })
+	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasPrompt(s.id, id) })
 	if native == msg.id {
 		return []acpasr.Translated{t.withMessageHint(s, *f, msg)}
 	}
 	nu := cloneObj(u)
 	nu["messageId"] = rawString(msg.id)
-	return []acpasr.Translated{t.withMessageHint(s, withUpdate(f, m, marshal(nu)), msg)}
+	return []acpasr.Translated{t.withMessageHint(s, withUpdate(f, m, nu.encode()), msg)}
 }
 
 // toolCall maps tool_call (a creation) and tool_call_update to v2's
@@ -106,7 +106,7 @@ func (t *translator) toolCall(f *sdk.Frame, m rpc, s *session, kind string, u ob
 			}
 		}
 		if diffs {
-			nu["content"] = marshal(items)
+			nu["content"] = array(items)
 			changed = true
 			hint = acpasr.Hint{Session: s.id, Lossy: []string{LossDiffOperations}}
 		}
@@ -114,7 +114,7 @@ func (t *translator) toolCall(f *sdk.Frame, m rpc, s *session, kind string, u ob
 	if !changed {
 		return []acpasr.Translated{{Frame: *f}}
 	}
-	return []acpasr.Translated{{Frame: withUpdate(f, m, marshal(nu)), Hint: hint}}
+	return []acpasr.Translated{{Frame: withUpdate(f, m, nu.encode()), Hint: hint}}
 }
 
 // v1Diff maps a v1 diff ({type: diff, path, oldText?, newText}) to a v2
@@ -129,23 +129,24 @@ func v1Diff(item json.RawMessage) (json.RawMessage, bool) {
 		return nil, false
 	}
 	path, ok1 := o.str("path")
-	newText, ok2 := o.str("newText")
-	if !ok1 || !ok2 {
+	newText, ok2 := o["newText"]
+	if !ok1 || !ok2 || !isString(newText) {
 		return nil, false // not a v1 diff: the engine maps or reports it as it is
 	}
+	// The texts are kept as they came (JSON strings), not decoded.
 	op := "add"
-	meta := map[string]string{MetaNewText: newText}
-	if old, ok := o.str("oldText"); ok {
+	meta := obj{MetaNewText: newText}
+	if old, ok := o["oldText"]; ok && isString(old) {
 		op = "modify"
 		meta[MetaOldText] = old
 	}
-	change := map[string]any{"operation": op, "path": path, "_meta": meta}
-	return marshal(map[string]any{"type": "diff", "changes": []any{change}}), true
+	change := obj{"operation": rawString(op), "path": rawString(path), "_meta": meta.encode()}
+	return obj{"type": rawString("diff"), "changes": array([]json.RawMessage{change.encode()})}.encode(), true
 }
 
 // withUpdate is the notification f with its update replaced.
 func withUpdate(f *sdk.Frame, m rpc, update json.RawMessage) sdk.Frame {
 	params := cloneObj(m.params)
 	params["update"] = update
-	return rewrite(f, m.msg, "params", marshal(params))
+	return rewrite(f, m.msg, "params", params.encode())
 }

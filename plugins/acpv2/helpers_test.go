@@ -3,8 +3,8 @@ package acpv2
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"

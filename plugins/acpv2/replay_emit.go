@@ -358,11 +358,12 @@ type diffItem struct {
 }
 
 type acpChange struct {
-	Operation string `json:"operation"`
-	OldPath   string `json:"oldPath,omitempty"`
-	Path      string `json:"path,omitempty"`
-	FileType  string `json:"fileType,omitempty"`
-	MimeType  string `json:"mimeType,omitempty"`
+	Operation string  `json:"operation"`
+	OldPath   string  `json:"oldPath,omitempty"`
+	Path      string  `json:"path,omitempty"`
+	FileType  string  `json:"fileType,omitempty"`
+	MimeType  string  `json:"mimeType,omitempty"`
+	Meta      metaMap `json:"_meta,omitempty"`
 }
 
 // toolResult is what a tool result replays from: asr.ToolResult and the
@@ -513,7 +514,7 @@ func (r *replayer) diff(line []byte) (json.RawMessage, uint64, bool) {
 	}
 	d := diffItem{Type: "diff", Changes: []acpChange{}, Patch: fc.Patch}
 	for _, c := range fc.Changes {
-		ch := acpChange{Operation: c.Op, FileType: c.FileType, MimeType: c.MimeType}
+		ch := acpChange{Operation: c.Op, FileType: c.FileType, MimeType: c.MimeType, Meta: c.Meta}
 		for _, p := range []struct {
 			ref *asr.PathRef
 			dst *string

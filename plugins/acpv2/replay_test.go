@@ -597,3 +597,53 @@ func TestReplayLookaheadWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestASR732_RoundTripACPv1Streams: streams the acpv1 plugin recorded from
+// ACP v1 (its golden files: derived message ids, the session's one plan,
+// client-side terminals, v1 diffs with their full texts) replay as ACP v2
+// and record back to the same context view.
+func TestASR732_RoundTripACPv1Streams(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "acpv1", "testdata", "*.golden.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no acpv1 golden files")
+	}
+	total := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs []sdk.Output
+		for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			var g struct {
+				Kind    string          `json:"kind"`
+				Session string          `json:"session"`
+				JSON    json.RawMessage `json:"json"`
+			}
+			if err := json.Unmarshal(line, &g); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			switch g.Kind {
+			case "asr-header":
+				outs = append(outs, sdk.Output{Kind: sdk.ASRHeader, Session: g.Session, JSON: g.JSON})
+			case "asr-record":
+				outs = append(outs, sdk.Output{Kind: sdk.ASRRecord, Session: g.Session, JSON: g.JSON})
+			}
+		}
+		for _, s := range sessionsOf(outs) {
+			t.Run(filepath.Base(f)+"/"+s, func(t *testing.T) {
+				res, rp := requireRoundTrip(t, New(), streamOf(outs, s))
+				total += res.Entities
+				if strings.HasPrefix(filepath.Base(f), "diff_file_change") {
+					joined := string(bytes.Join(rp.frames, nil))
+					if !strings.Contains(joined, `"org.acptap/oldText":"old\n"`) {
+						t.Errorf("the replayed diff lost the full texts:\n%s", joined)
+					}
+				}
+			})
+		}
+	}
+	if total == 0 {
+		t.Fatal("the round trips compared no entities")
+	}
+}

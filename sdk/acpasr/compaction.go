@@ -130,7 +130,7 @@ func (s *stream) compactionUpdate(f *sdk.Frame, u obj) bool {
 // in-progress compaction.
 func (s *stream) compactionChunk(f *sdk.Frame, u obj) bool {
 	id, st := u.str("compactionId")
-	if st != valid || ContentBlockProblem(u["content"]) != "" {
+	if st != valid || blockProblem(u["content"]) != "" {
 		s.c.diag(sdk.SeverityWarning, s.id, "compaction_summary_chunk: compactionId or content block missing", "kept as an audit record")
 		return false
 	}

@@ -13,11 +13,15 @@ import (
 //
 //	{"agentName": "com.example.agent",    // reverse-DNS name for agent.name (ASR-703), wins over the registry
 //	 "registry": {"agents": [{"id": "…", "name": "…"}]},  // replaces the embedded registry
-//	 "humanPrompts": true}                 // the client relays a person's input: prompts get author "human" (ASR-713)
+//	 "humanPrompts": true,                 // the client relays a person's input: prompts get author "human" (ASR-713)
+//	 "checkSchema": false}                 // do not check frames against the ACP JSON Schema (default: check)
 type Config struct {
 	AgentName    string    `json:"agentName,omitempty"`
 	Registry     *Registry `json:"registry,omitempty"`
 	HumanPrompts bool      `json:"humanPrompts,omitempty"`
+	// CheckSchema: nil or true checks every frame against the official
+	// ACP schema (see schemacheck.go); false turns the check off.
+	CheckSchema *bool `json:"checkSchema,omitempty"`
 }
 
 // ErrConfig is wrapped by every configuration error.

@@ -29,7 +29,8 @@ type conn struct {
 	elicit  map[string]*stream // URL-mode elicitationId → stream
 	spawned map[string]string  // subagent session → parent (subagent_update, ASR-721)
 	agent   *agentInfo
-	gap     bool // a capture gap was seen on this connection
+	gap     bool         // a capture gap was seen on this connection
+	schema  *schemaCheck // nil until the first line frame Map checks
 	ord     uint64
 	cur     *sdk.Frame
 	hint    Hint // the current frame's, when a translator made it
@@ -89,7 +90,7 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 		return nil, errFinished
 	}
 	for i := range frames {
-		c.safely(func() { c.frame(&frames[i]) })
+		c.safely(func() { c.checkedFrame(&frames[i]) })
 	}
 	c.cur = nil // do not keep the caller's frames alive
 	return c.take(), nil

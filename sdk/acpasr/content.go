@@ -105,6 +105,14 @@ func textPart(typ, text string) json.RawMessage {
 // drops or audits a block with a problem; a translator can use this to
 // leave such a block untouched for the engine's audit record.
 func ContentBlockProblem(x json.RawMessage) string {
+	if !json.Valid(x) {
+		return "not JSON"
+	}
+	return blockProblem(x)
+}
+
+// blockProblem is ContentBlockProblem for a part of a checked frame.
+func blockProblem(x json.RawMessage) string {
 	o, ok := parseObj(x)
 	if !ok {
 		return "not an object"

@@ -117,7 +117,7 @@ func (c *conn) elicitationComplete(f *sdk.Frame, m rpcMsg) *pending {
 	delete(c.elicit, eid) // the elicitation is over: memory does not grow with them
 	s.record(&asr.Audit{
 		Envelope:   asr.Envelope{Type: asr.AuditPrefix + "elicitation_complete"},
-		Provenance: asr.Provenance{Native: &asr.Native{Record: m.raw}},
+		Provenance: asr.Provenance{Native: &asr.Native{Record: compact(m.raw)}},
 	}, f)
 	return nil
 }

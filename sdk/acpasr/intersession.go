@@ -121,7 +121,7 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	contentSt := missing
 	if chunk {
 		var ok bool
-		if block, ok = u["content"]; !ok || ContentBlockProblem(block) != "" {
+		if block, ok = u["content"]; !ok || blockProblem(block) != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
 			return false
 		}

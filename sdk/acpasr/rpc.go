@@ -26,7 +26,7 @@ type rpcMsg struct {
 	paramsBad bool
 	result    obj
 	errObj    obj
-	raw       json.RawMessage
+	raw       json.RawMessage // the message as received (compact it to record it)
 }
 
 var (
@@ -37,14 +37,14 @@ var (
 
 // parseRPC decodes one frame's bytes.
 func parseRPC(data []byte) (rpcMsg, error) {
+	if !json.Valid(data) {
+		return rpcMsg{}, errors.New("not valid JSON")
+	}
 	o, ok := parseObj(data)
 	if !ok {
-		if !json.Valid(data) {
-			return rpcMsg{}, errors.New("not valid JSON")
-		}
 		return rpcMsg{}, errNotObject
 	}
-	m := rpcMsg{raw: compact(bytes.TrimSpace(data))}
+	m := rpcMsg{raw: bytes.TrimSpace(data)}
 	if id, st := o.member("id"); st != missing {
 		m.id = compact(id)
 		if st == isNull {

@@ -126,22 +126,24 @@ func (s *Session) MapTranslated(ctx context.Context, frames []Translated) ([]sdk
 	return s.c.mapTranslated(ctx, frames)
 }
 
-// HasMessage reports whether the stream of session has (or holds) a
-// message entity with messageID: recorded on this connection or an earlier
-// one (the store's prior stream), or still open. A translator uses it to
-// keep derived ids stable across a history replay.
-func (s *Session) HasMessage(session, messageID string) bool {
+// HasPrompt reports whether the stream of session has a prompt (a message
+// with origin "prompt") with messageID: recorded on this connection or an
+// earlier one (the store's prior stream), or still open. A translator uses
+// it to keep derived ids stable across a history replay that reveals ids
+// the live traffic did not have.
+func (s *Session) HasPrompt(session, messageID string) bool {
 	k := entKey{asr.TypeMessage, messageID}
 	if st, ok := s.c.streams[session]; ok {
-		if _, ok := st.ents[k]; ok {
-			return true
+		if e, ok := st.ents[k]; ok {
+			m, ok := e.b.(*message)
+			return ok && m.origin == "prompt"
 		}
-		_, ok := st.done[doneKey(k)]
-		return ok
+		d, ok := st.done[doneKey(k)]
+		return ok && d.view().flags&flagPrompt != 0
 	}
 	if p, ok := s.c.prior[session]; ok {
-		_, ok := p.done[doneKey(k)]
-		return ok
+		d, ok := p.done[doneKey(k)]
+		return ok && d.view().flags&flagPrompt != 0
 	}
 	return false
 }

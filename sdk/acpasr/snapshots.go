@@ -55,9 +55,13 @@ func (s *stream) sessionInfoUpdate(f *sdk.Frame, u obj) bool {
 	_, hasMeta := u["_meta"]
 	s.infoMeta.fold(s, u)
 	if hasTitle || hasMeta {
+		title := s.title
+		if title == nil {
+			title = json.RawMessage("null") // no title known: the record says so (its title is required)
+		}
 		s.record(&asr.SessionInfo{
 			Envelope:   asr.Envelope{Type: asr.TypeSessionInfo},
-			Title:      s.title,
+			Title:      title,
 			Provenance: asr.Provenance{Meta: s.infoMeta.out()},
 		}, f)
 	}

@@ -110,7 +110,7 @@ func (s *stream) toolItem(x json.RawMessage, chunk bool) (toolItem, bool) {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped")
 			return toolItem{}, false
 		}
-		if p := ContentBlockProblem(o["content"]); p != "" {
+		if p := blockProblem(o["content"]); p != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped: "+p)
 			return toolItem{}, false
 		}

@@ -19,7 +19,7 @@ func (c *conn) sessionUpdate(f *sdk.Frame, m rpcMsg) *pending {
 		c.diag(sdk.SeverityError, id, "session/update without an update object", "not recorded")
 		return nil
 	}
-	c.streamFor(id, f).update(f, u, compact(m.params["update"]))
+	c.streamFor(id, f).update(f, u, m.params["update"])
 	return nil
 }
 
@@ -83,7 +83,7 @@ func (s *stream) update(f *sdk.Frame, u obj, raw json.RawMessage) {
 func (s *stream) audit(f *sdk.Frame, kind string, raw json.RawMessage) {
 	s.record(&asr.Audit{
 		Envelope:   asr.Envelope{Type: asr.AuditPrefix + kind},
-		Provenance: asr.Provenance{Native: &asr.Native{Record: raw}},
+		Provenance: asr.Provenance{Native: &asr.Native{Record: compact(raw)}},
 	}, f)
 }
 

@@ -128,3 +128,21 @@ func TestMalformedStaysValidASR(t *testing.T) {
 		})
 	}
 }
+
+// TestIsInt: JSON numbers that are integers, as the ASR schema's
+// "integer" means.
+func TestIsInt(t *testing.T) {
+	for in, want := range map[string]bool{
+		"0": true, "-3": true, "2.0": true, "1e3": true, "1200e-2": true, "0e-5": true, "-0": true,
+		"1.5": false, "10e-2": false, "1e-1": false, "1e99999": false, `"1"`: false, "": false,
+	} {
+		if got := isInt([]byte(in)); got != want {
+			t.Errorf("isInt(%s) = %v, want %v", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"0": true, "-0": true, "-0.0e5": true, "3": true, "-1": false, "-10e-1": false} {
+		if got := isUint([]byte(in)); got != want {
+			t.Errorf("isUint(%s) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package asr
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,5 +44,37 @@ func TestPathRefNoRoots(t *testing.T) {
 	}
 	if want := `{"root":null,"path":"/abs/a.go"}`; string(got) != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestRefOK: a path from the wire becomes a PathRef the validator accepts,
+// or none when it is not absolute.
+func TestRefOK(t *testing.T) {
+	roots := RootIDs([]string{"/w/proj"})
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/w/proj/a.go", `{"root":"root0","path":"a.go"}`, true},
+		{"/w/proj", `{"root":"root0","path":""}`, true},
+		{"/elsewhere/x", `{"root":null,"path":"/elsewhere/x"}`, true},
+		{`/w/proj/a\..\b`, `{"root":null,"path":"/w/proj/a\\..\\b"}`, true},
+		{`C:\w\a`, `{"root":null,"path":"C:\\w\\a"}`, true},
+		{"rel/a.go", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		ref, ok := RefOK(roots, tt.in)
+		if ok != tt.ok {
+			t.Errorf("RefOK(%q) ok = %v", tt.in, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(ref)
+		if string(b) != tt.want {
+			t.Errorf("RefOK(%q) = %s, want %s", tt.in, b, tt.want)
+		}
 	}
 }

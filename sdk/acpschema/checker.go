@@ -1,0 +1,340 @@
+package acpschema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var printer = message.NewPrinter(language.English)
+
+// Sender is the side of an ACP connection that wrote a message.
+type Sender int
+
+const (
+	// Client marks messages the client sent to the agent.
+	Client Sender = iota
+	// Agent marks messages the agent sent to the client.
+	Agent
+)
+
+func (s Sender) String() string {
+	if s == Agent {
+		return "agent"
+	}
+	return "client"
+}
+
+// defName is the schema's top-level definition for messages this side sends.
+// In the official schemas "Client" is what a client sends (its requests are
+// the methods the agent handles).
+func (s Sender) defName() string {
+	if s == Agent {
+		return "Agent"
+	}
+	return "Client"
+}
+
+// receiver is the `x-side` value of the definitions this side sends.
+func (s Sender) receiver() string {
+	if s == Agent {
+		return "client"
+	}
+	return "agent"
+}
+
+func (s Sender) other() Sender { return 1 - s }
+
+// Checker validates the messages of one ACP conversation, in order, against
+// the official schema: the JSON-RPC envelope against the sender's top-level
+// definition, params against the definition the schema binds to the method
+// (`x-method`, `x-side`), and each result against the response definition of
+// the request it answers (request ids are tracked per direction, since both
+// sides number their requests independently). `_`-prefixed extension methods
+// only get the envelope check. A Checker is safe for concurrent use, but the
+// caller must check a request before its peer can answer it.
+type Checker struct {
+	schema   *compiledSchema
+	tolerant bool
+
+	mu       sync.Mutex
+	pending  [2]map[string]string // by sender of the request: id → method
+	messages int
+	counts   map[string]int // "<sender> <method> <kind>"
+}
+
+// NewChecker returns a Checker for ACP version v (V1 or V2).
+func NewChecker(v Version) (*Checker, error) {
+	cs, err := loadSchema(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Checker{
+		schema:  cs,
+		pending: [2]map[string]string{{}, {}},
+		counts:  map[string]int{},
+	}, nil
+}
+
+// Version returns the ACP schema version c checks against.
+func (c *Checker) Version() Version { return c.schema.version }
+
+// SetTolerant makes protocol-state problems that are not the schema's
+// business no errors: a response to a request the checker never saw (the
+// capture started late, or lost frames) gets only the envelope check, and
+// a request id reused while pending replaces the pending request. A recorder
+// that watches a conversation from the middle wants this; a test peer does not.
+func (c *Checker) SetTolerant(on bool) {
+	c.mu.Lock()
+	c.tolerant = on
+	c.mu.Unlock()
+}
+
+// Error is a message that does not conform. Msg is short: the JSON
+// pointer(s) of the offending value(s) and what is wrong there.
+type Error struct {
+	// Entries are the indexes of the batch entries that do not conform;
+	// nil when the line is not a batch.
+	Entries []int
+	Msg     string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Messages returns how many messages (batch entries counted one by one) were checked.
+func (c *Checker) Messages() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.messages
+}
+
+// Counts returns how many messages of each "<sender> <method> <kind>" were
+// checked, kind being request, notification, response or error.
+func (c *Checker) Counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Check validates one wire line (a JSON-RPC message or, in v2, a batch)
+// written by from. It returns nil when the line conforms, else an *Error.
+func (c *Checker) Check(from Sender, line []byte) error {
+	if err := c.check(from, line); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+		return &Error{Msg: err.Error()}
+	}
+	return nil
+}
+
+func (c *Checker) check(from Sender, line []byte) error {
+	line = bytes.TrimRight(line, "\r\n")
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return errors.New("message contains a newline")
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if arr, ok := inst.([]any); ok {
+		b := c.schema.batch[from]
+		if b == nil {
+			return fmt.Errorf("ACP v%d has no JSON-RPC batches", c.schema.version)
+		}
+		if len(arr) == 0 {
+			return errors.New("empty batch")
+		}
+		var msgs []string
+		var bad []int
+		for i, m := range arr {
+			if err := c.checkOne(from, m); err != nil {
+				bad = append(bad, i)
+				msgs = append(msgs, fmt.Sprintf("batch entry %d: %v", i, err))
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		return &Error{Entries: bad, Msg: strings.Join(msgs, "; ")}
+	}
+	return c.checkOne(from, inst)
+}
+
+func (c *Checker) checkOne(from Sender, inst any) error {
+	c.messages++
+	obj, ok := inst.(map[string]any)
+	if !ok {
+		return fmt.Errorf("message is a %T, not an object", inst)
+	}
+	if err := c.schema.envelope[from].Validate(inst); err != nil {
+		return fmt.Errorf("%s message envelope: %s", from, short(err))
+	}
+	method, hasMethod := obj["method"].(string)
+	rawID, hasID := obj["id"]
+	id := idKey(rawID)
+	switch {
+	case hasMethod && hasID:
+		c.counts[from.String()+" "+method+" request"]++
+		if _, dup := c.pending[from][id]; dup && !c.tolerant {
+			return fmt.Errorf("%s request id %s reused while still pending", from, id)
+		}
+		c.pending[from][id] = method
+		return c.checkPayload(from.receiver(), method, "request", obj["params"], "params")
+	case hasMethod:
+		c.counts[from.String()+" "+method+" notification"]++
+		return c.checkPayload(from.receiver(), method, "notification", obj["params"], "params")
+	case hasID:
+		reqMethod, ok := c.pending[from.other()][id]
+		if !ok {
+			if c.tolerant {
+				return nil // the envelope is all that can be checked
+			}
+			return fmt.Errorf("%s response to unknown %s request id %s", from, from.other(), id)
+		}
+		delete(c.pending[from.other()], id)
+		if _, isErr := obj["error"]; isErr {
+			c.counts[from.String()+" "+reqMethod+" error"]++
+			return nil
+		}
+		c.counts[from.String()+" "+reqMethod+" response"]++
+		// The response definition is bound to the side that handled the request.
+		return c.checkPayload(from.String(), reqMethod, "response", obj["result"], "result")
+	default:
+		return errors.New("message has neither method nor id")
+	}
+}
+
+func (c *Checker) checkPayload(side, method, what string, v any, field string) error {
+	sch := c.schema.calls[side+"|"+method+"|"+what]
+	if sch == nil {
+		if method == "$/cancel_request" {
+			sch = c.schema.calls["protocol|"+method+"|"+what]
+		}
+	}
+	if sch == nil {
+		if strings.HasPrefix(method, "_") {
+			return nil // extension method: only the envelope is defined
+		}
+		return fmt.Errorf("%s %q is not an ACP v%d method handled by the %s", what, method, c.schema.version, side)
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("%s %s %s: %s", method, what, field, short(err))
+	}
+	return nil
+}
+
+func idKey(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// short renders a validation error in one line: the deepest failures (by
+// JSON pointer into the message's params or result) and what failed there.
+// Alternatives (anyOf, oneOf) whose discriminator (a const or enum) does
+// not match are left out, so a tagged union reports the variant meant.
+func short(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var leaves []*jsonschema.ValidationError
+	collectLeaves(ve, &leaves)
+	if len(leaves) == 0 {
+		return ve.Error()
+	}
+	// "'not' failed" says nothing a reader can act on when there is more.
+	kept := leaves[:0:0]
+	for _, l := range leaves {
+		if _, not := l.ErrorKind.(*kind.Not); !not {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) > 0 {
+		leaves = kept
+	}
+	depth := 0
+	for _, l := range leaves {
+		depth = max(depth, len(l.InstanceLocation))
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range leaves {
+		if len(l.InstanceLocation) != depth {
+			continue
+		}
+		p := "/" + strings.Join(l.InstanceLocation, "/")
+		msg := fmt.Sprintf("at %s: %s", p, l.ErrorKind.LocalizedString(printer))
+		if seen[msg] {
+			continue
+		}
+		seen[msg] = true
+		if len(parts) == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, e)
+		return
+	}
+	causes := e.Causes
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		var meant []*jsonschema.ValidationError
+		for _, c := range causes {
+			if !hasDiscriminatorMiss(c) {
+				meant = append(meant, c)
+			}
+		}
+		if len(meant) > 0 {
+			causes = meant
+		}
+	}
+	for _, c := range causes {
+		collectLeaves(c, out)
+	}
+}
+
+// hasDiscriminatorMiss reports whether an alternative failed a const or an
+// enum on a member of the value it was checking (not deeper).
+func hasDiscriminatorMiss(e *jsonschema.ValidationError) bool {
+	return discriminatorMiss(e, len(e.InstanceLocation)+1)
+}
+
+func discriminatorMiss(e *jsonschema.ValidationError, depth int) bool {
+	switch e.ErrorKind.(type) {
+	case *kind.Const, *kind.Enum:
+		if len(e.InstanceLocation) <= depth {
+			return true
+		}
+	case *kind.AnyOf, *kind.OneOf:
+		return false // a nested union's misses are its own
+	}
+	for _, c := range e.Causes {
+		if discriminatorMiss(c, depth) {
+			return true
+		}
+	}
+	return false
+}

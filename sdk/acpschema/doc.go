@@ -1,0 +1,13 @@
+// Package acpschema checks ACP wire messages against the official ACP JSON
+// Schemas (v1, protocolVersion 1, and the v2 draft 2.0.0-alpha.9), embedded
+// from @agentclientprotocol/sdk 2.0.0 (Apache-2.0; see schema/README.md).
+//
+// A Checker follows one conversation: the JSON-RPC envelope of each message
+// is checked against the sender's top-level definition, params against the
+// definition the schema binds to the method (`x-method`, `x-side`), and a
+// result against the response definition of the request it answers. The
+// schemas are compiled once per version, lazily, on the first NewChecker.
+//
+//	c, err := acpschema.NewChecker(acpschema.V2)
+//	if err := c.Check(acpschema.Agent, line); err != nil { … }
+package acpschema

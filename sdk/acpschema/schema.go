@@ -1,0 +1,187 @@
+package acpschema
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The official schemas, copied unchanged from @agentclientprotocol/sdk 2.0.0
+// (Apache-2.0; see schema/README.md and schema/LICENSE).
+//
+//go:embed schema/v2/schema.unstable.json schema/v1/schema.json
+var schemaFS embed.FS
+
+// Version selects the ACP schema a Checker validates against.
+type Version int
+
+const (
+	// V1 is ACP protocolVersion 1, the stable v1 schema (schema/v1/schema.json).
+	V1 Version = 1
+	// V2 is the ACP v2 draft 2.0.0-alpha.9, full unstable schema
+	// (schema/v2/schema.unstable.json).
+	V2 Version = 2
+)
+
+// SchemaBytes returns the embedded official schema for v.
+func SchemaBytes(v Version) []byte {
+	b, err := schemaFS.ReadFile(schemaFile(v))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func schemaFile(v Version) string {
+	if v == V1 {
+		return "schema/v1/schema.json"
+	}
+	return "schema/v2/schema.unstable.json"
+}
+
+// compiledSchema is one schema version: the top-level envelopes per sender and
+// the method-specific params/result definitions found through `x-method`.
+type compiledSchema struct {
+	version  Version
+	envelope map[Sender]*jsonschema.Schema
+	batch    map[Sender]*jsonschema.Schema // no entries when the version has no batches
+	// calls maps "<receiving side>|<method>|<kind>" (kind: request,
+	// notification, response) to the definition of its params or result.
+	calls map[string]*jsonschema.Schema
+}
+
+var (
+	compileOnce [3]sync.Once
+	compiled    [3]*compiledSchema
+	compileErr  [3]error
+)
+
+func loadSchema(v Version) (*compiledSchema, error) {
+	if v != V1 && v != V2 {
+		return nil, fmt.Errorf("unknown ACP schema version %d", v)
+	}
+	compileOnce[v].Do(func() { compiled[v], compileErr[v] = compileSchema(v) })
+	return compiled[v], compileErr[v]
+}
+
+func compileSchema(v Version) (*compiledSchema, error) {
+	raw := SchemaBytes(v)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parse schema: %w", err)
+	}
+	url := fmt.Sprintf("https://acptap.invalid/acp-v%d.json", v)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	for _, f := range intFormats() {
+		c.RegisterFormat(f)
+	}
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("add schema: %w", err)
+	}
+	cs := &compiledSchema{
+		version:  v,
+		envelope: map[Sender]*jsonschema.Schema{},
+		batch:    map[Sender]*jsonschema.Schema{},
+		calls:    map[string]*jsonschema.Schema{},
+	}
+	var meta struct {
+		// The top level is an anyOf of titled message kinds: Agent, Client,
+		// (v2 alpha.9) AgentBatchCall, …, ProtocolLevel.
+		AnyOf []struct {
+			Title string `json:"title"`
+		} `json:"anyOf"`
+		Defs map[string]struct {
+			Method string `json:"x-method"`
+			Side   string `json:"x-side"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, fmt.Errorf("parse schema defs: %w", err)
+	}
+	top := map[string]string{}
+	for i, a := range meta.AnyOf {
+		top[a.Title] = fmt.Sprintf("%s#/anyOf/%d", url, i)
+	}
+	for _, s := range []Sender{Client, Agent} {
+		loc, ok := top[s.defName()]
+		if !ok {
+			return nil, fmt.Errorf("schema has no top-level %q message kind", s.defName())
+		}
+		sch, err := c.Compile(loc)
+		if err != nil {
+			return nil, fmt.Errorf("compile %s envelope: %w", s, err)
+		}
+		cs.envelope[s] = sch
+		// Batches (v2 alpha.9 only): entries are checked one by one, so
+		// presence of the kind is what matters.
+		if _, ok := top[s.defName()+"BatchCall"]; ok {
+			sch, err := c.Compile(top[s.defName()+"BatchCall"])
+			if err != nil {
+				return nil, fmt.Errorf("compile %s batch: %w", s, err)
+			}
+			cs.batch[s] = sch
+		}
+	}
+	for name, d := range meta.Defs {
+		if d.Method == "" {
+			continue
+		}
+		var what string
+		switch {
+		case strings.HasSuffix(name, "Request"):
+			what = "request"
+		case strings.HasSuffix(name, "Notification"):
+			what = "notification"
+		case strings.HasSuffix(name, "Response"):
+			what = "response"
+		default:
+			continue
+		}
+		sch, err := c.Compile(url + "#/$defs/" + name)
+		if err != nil {
+			return nil, fmt.Errorf("compile %s: %w", name, err)
+		}
+		cs.calls[d.Side+"|"+d.Method+"|"+what] = sch
+	}
+	return cs, nil
+}
+
+// intFormats asserts the numeric formats the ACP schemas use (they are not
+// JSON Schema standard formats).
+func intFormats() []*jsonschema.Format {
+	rng := func(name string, lo, hi *big.Int) *jsonschema.Format {
+		return &jsonschema.Format{Name: name, Validate: func(v any) error {
+			n, ok := v.(json.Number)
+			if !ok {
+				return nil
+			}
+			r, ok := new(big.Rat).SetString(string(n))
+			if !ok || !r.IsInt() {
+				return fmt.Errorf("%s is not an integer", n)
+			}
+			i := r.Num()
+			if i.Cmp(lo) < 0 || i.Cmp(hi) > 0 {
+				return fmt.Errorf("%s is out of %s range", n, name)
+			}
+			return nil
+		}}
+	}
+	b := func(x int64) *big.Int { return big.NewInt(x) }
+	u64 := new(big.Int).SetUint64(math.MaxUint64)
+	return []*jsonschema.Format{
+		rng("int32", b(math.MinInt32), b(math.MaxInt32)),
+		rng("int64", b(math.MinInt64), b(math.MaxInt64)),
+		rng("uint16", b(0), b(math.MaxUint16)),
+		rng("uint32", b(0), b(math.MaxUint32)),
+		rng("uint64", b(0), u64),
+		{Name: "double", Validate: func(any) error { return nil }},
+	}
+}
