@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // obj is one JSON object with its members kept raw, so that a frame can be
@@ -12,117 +14,12 @@ import (
 type obj map[string]json.RawMessage
 
 // parseObj splits raw, a JSON object, into its members in one pass (the
-// values are copied, not decoded; a duplicate key keeps its last value, as
-// encoding/json does). The object's own syntax is checked; nested values
-// are only matched by their brackets, so raw must be part of a frame
-// checked with json.Valid (frame does so once).
+// engine's splitter: values copied raw, a duplicate key keeps its last
+// value). raw must be part of a frame checked with json.Valid (frame does
+// so once).
 func parseObj(raw []byte) (obj, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' {
-		return nil, false
-	}
-	o := obj{}
-	i := skipSpace(raw, 1)
-	if i < len(raw) && raw[i] == '}' {
-		return o, skipSpace(raw, i+1) == len(raw)
-	}
-	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return nil, false
-		}
-		end, ok := endOfString(raw, i)
-		if !ok {
-			return nil, false
-		}
-		var key string
-		if bytes.IndexByte(raw[i:end], '\\') < 0 {
-			key = string(raw[i+1 : end-1])
-		} else if json.Unmarshal(raw[i:end], &key) != nil {
-			return nil, false
-		}
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(raw, i+1)
-		vend, ok := endOfValue(raw, i)
-		if !ok {
-			return nil, false
-		}
-		o[key] = json.RawMessage(bytes.Clone(raw[i:vend]))
-		i = skipSpace(raw, vend)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return o, skipSpace(raw, i+1) == len(raw)
-		default:
-			return nil, false
-		}
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// endOfString returns the index after the string starting at b[i] ('"').
-func endOfString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '\\':
-			j++
-		case c == '"':
-			return j + 1, true
-		case c < 0x20:
-			return 0, false
-		}
-	}
-	return 0, false
-}
-
-// endOfValue returns the index after the JSON value starting at b[i].
-func endOfValue(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		return endOfString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, ok := endOfString(b, j)
-				if !ok {
-					return 0, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return 0, false
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	if j == i || !json.Valid(b[i:j]) {
-		return 0, false
-	}
-	return j, true
+	o, ok := acpasr.SplitObject(raw)
+	return obj(o), ok
 }
 
 // encode writes o as a JSON object, members sorted by key, values as they

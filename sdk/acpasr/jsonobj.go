@@ -339,3 +339,11 @@ func absolutePath(p string) bool {
 	_, ok := asr.RefOK(nil, p)
 	return ok
 }
+
+// SplitObject splits raw, a JSON object that is part of a frame already
+// checked with json.Valid, into its members in one pass (see parseObj):
+// the values are copied raw, a duplicate key keeps its last value. It is
+// exported for translators that feed the engine (plugins/acpv1).
+func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	return parseObj(raw)
+}
