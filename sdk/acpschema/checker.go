@@ -276,6 +276,15 @@ func (c *Checker) checkPayload(side, method, what string, v any, field string) e
 		}
 		return fmt.Errorf("%s %q is not an ACP v%d method handled by the %s", what, method, c.schema.version, side)
 	}
+	if method == "session/update" && what == "notification" {
+		if p, ok := v.(map[string]any); ok {
+			if u, ok := p["update"].(map[string]any); ok {
+				if kind, ok := u["sessionUpdate"].(string); ok && c.schema.updates[kind] != nil {
+					sch = c.schema.updates[kind]
+				}
+			}
+		}
+	}
 	if err := sch.Validate(v); err != nil {
 		return fmt.Errorf("%s %s %s: %s", method, what, field, short(err))
 	}

@@ -55,6 +55,12 @@ type compiledSchema struct {
 	// calls maps "<receiving side>|<method>|<kind>" (kind: request,
 	// notification, response) to the definition of its params or result.
 	calls map[string]*jsonschema.Schema
+	// updates maps a known sessionUpdate kind to a session/update params
+	// schema whose update is that kind's branch alone. SessionUpdate is an
+	// anyOf whose branches are told apart by a sessionUpdate const (the
+	// "other" branch excludes every known kind), so checking the one
+	// branch is equivalent to checking them all, and much cheaper.
+	updates map[string]*jsonschema.Schema
 }
 
 var (
@@ -151,7 +157,60 @@ func compileSchema(v Version) (*compiledSchema, error) {
 		}
 		cs.calls[d.Side+"|"+d.Method+"|"+what] = sch
 	}
+	if err := compileUpdateKinds(c, raw, url, cs); err != nil {
+		return nil, err
+	}
 	return cs, nil
+}
+
+// compileUpdateKinds fills cs.updates (v2 only: v1's SessionUpdate has the
+// same shape, and a schema without it gets no shortcut).
+func compileUpdateKinds(c *jsonschema.Compiler, raw []byte, url string, cs *compiledSchema) error {
+	var doc struct {
+		Defs struct {
+			SessionUpdate struct {
+				AnyOf []struct {
+					Properties struct {
+						SessionUpdate struct {
+							Const *string `json:"const"`
+						} `json:"sessionUpdate"`
+					} `json:"properties"`
+				} `json:"anyOf"`
+			} `json:"SessionUpdate"`
+			Notification *struct {
+				Method string `json:"x-method"`
+			} `json:"UpdateSessionNotification"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.Defs.Notification == nil || doc.Defs.Notification.Method != "session/update" {
+		return nil
+	}
+	cs.updates = map[string]*jsonschema.Schema{}
+	for i, b := range doc.Defs.SessionUpdate.AnyOf {
+		kind := b.Properties.SessionUpdate.Const
+		if kind == nil {
+			continue
+		}
+		res := fmt.Sprintf("%s-update-%d.json", strings.TrimSuffix(url, ".json"), i)
+		sch := map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"sessionId": map[string]any{"$ref": url + "#/$defs/UpdateSessionNotification/properties/sessionId"},
+				"update":    map[string]any{"$ref": fmt.Sprintf("%s#/$defs/SessionUpdate/anyOf/%d", url, i)},
+				"_meta":     map[string]any{"$ref": url + "#/$defs/UpdateSessionNotification/properties/_meta"},
+			},
+			"required": []any{"sessionId", "update"},
+		}
+		if err := c.AddResource(res, sch); err != nil {
+			return fmt.Errorf("add %s branch: %w", *kind, err)
+		}
+		compiled, err := c.Compile(res)
+		if err != nil {
+			return fmt.Errorf("compile %s branch: %w", *kind, err)
+		}
+		cs.updates[*kind] = compiled
+	}
+	return nil
 }
 
 // intFormats asserts the numeric formats the ACP schemas use (they are not
