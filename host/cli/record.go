@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/acptap/acptap/host/aeprelay"
@@ -141,13 +139,4 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		}
 	}
 	return res.code
-}
-
-// defaultStore returns the store root when none is configured.
-func defaultStore() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "acptap")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "share", "acptap")
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,7 +54,6 @@ type feeder struct {
 
 	frames []sdk.Frame
 	done   chan struct{}
-	once   sync.Once
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
@@ -317,5 +314,3 @@ func (f *feeder) kill() {
 		f.reader = nil
 	}
 }
-
-var _ = io.EOF

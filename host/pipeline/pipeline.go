@@ -260,7 +260,6 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 		p.stats.GapFrames += it.Gap.Frames
 		p.stats.GapBytes += it.Gap.Bytes
 	} else {
-		e.Line, _ = wire.Scrub(e.Line)
 		p.stats.Frames++
 	}
 	p.mu.Lock()
@@ -270,13 +269,14 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 			batch = p.appendSession(batch, id, e)
 		}
 	}
-	seq, err := p.wire.Append(e)
+	// The writer scrubs MCP server secrets (ASR-712) and returns the entry as
+	// written: the plugins map exactly what the wire log holds.
+	e, err := p.wire.AppendEntry(e)
 	if err != nil {
 		p.log.Error("wire log append failed; frame not captured", "error", err)
 		return batch
 	}
-	e.Seq = seq
-	p.wireSeq = seq
+	p.wireSeq = e.Seq
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
 		p.attach(ctx)
 	}

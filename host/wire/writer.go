@@ -77,14 +77,25 @@ func Create(path string, hdr Header) (*Writer, error) {
 // Client-to-agent lines are scrubbed (see Scrub) before they are encoded;
 // the caller's bytes are not modified.
 func (w *Writer) Append(e Entry) (uint64, error) {
+	e, err := w.AppendEntry(e)
+	if err != nil {
+		return 0, err
+	}
+	return e.Seq, nil
+}
+
+// AppendEntry is Append returning the entry as written: its seq, and its
+// line as scrubbed, so a caller that maps what it captured maps exactly
+// what the wire log holds without scrubbing a second time.
+func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return 0, ErrClosed
+		return e, ErrClosed
 	}
 	next := w.seq + 1
 	if e.Seq != 0 && e.Seq != next {
-		return 0, fmt.Errorf("append: entry seq %d, want %d", e.Seq, next)
+		return e, fmt.Errorf("append: entry seq %d, want %d", e.Seq, next)
 	}
 	e.Seq = next
 	if e.Type == TypeFrame && e.Dir == sdk.C2A {
@@ -92,7 +103,7 @@ func (w *Writer) Append(e Entry) (uint64, error) {
 	}
 	buf, err := appendEntry(w.buf[:0], &e)
 	if err != nil {
-		return 0, fmt.Errorf("append: %w", err)
+		return e, fmt.Errorf("append: %w", err)
 	}
 	_, err = w.bw.Write(buf)
 	if cap(buf) > maxKeptBuffer {
@@ -100,10 +111,10 @@ func (w *Writer) Append(e Entry) (uint64, error) {
 	}
 	w.buf = buf
 	if err != nil {
-		return 0, fmt.Errorf("append: %w", err)
+		return e, fmt.Errorf("append: %w", err)
 	}
 	w.seq = next
-	return next, nil
+	return e, nil
 }
 
 // Flush writes buffered entries to the file (without fsync).

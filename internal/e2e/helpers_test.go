@@ -292,16 +292,6 @@ func types(recs []map[string]any) []string {
 	return out
 }
 
-func count(list []string, s string) int {
-	n := 0
-	for _, x := range list {
-		if x == s {
-			n++
-		}
-	}
-	return n
-}
-
 // logText is the store's log file (host and relayed plugin logs).
 func logText(t *testing.T, root string) string {
 	t.Helper()

@@ -39,15 +39,6 @@ func parseFrames(t testing.TB, text string) []sdk.Frame {
 	return mappertest.ParseFixture(t, base, text)
 }
 
-func loadFrames(t testing.TB, name string) []sdk.Frame {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".frames"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parseFrames(t, string(b))
-}
-
 // mapAll runs a fresh mapper over frames, finishes it, and checks that
 // every output is one JSON line and every stream passes asr.Validate.
 func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output {
@@ -166,14 +157,6 @@ func ofType(rs []rec, typ string) []rec {
 	return out
 }
 
-func types(rs []rec) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r["type"].(string))
-	}
-	return out
-}
-
 func js(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -193,26 +176,6 @@ func summaries(outs []sdk.Output) []string {
 	}
 	return out
 }
-
-// lossy is the stream's loss categories: the header's and its
-// declarations', in order.
-func lossy(rs []rec) []string {
-	var out []string
-	for _, r := range rs {
-		var l any
-		if r["type"] == "header" {
-			l = r["producer"].(map[string]any)["lossy"]
-		} else if r["type"] == "declaration" {
-			l = r["lossy"]
-		}
-		for _, c := range asList(l) {
-			out = append(out, str(c))
-		}
-	}
-	return out
-}
-
-func asList(v any) []any { l, _ := v.([]any); return l }
 
 func wire(lines ...string) string { return strings.Join(lines, "\n") }
 

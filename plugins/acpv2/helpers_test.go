@@ -86,24 +86,6 @@ func js(v any) string {
 	return string(b)
 }
 
-func diags(outs []sdk.Output) []sdk.Output {
-	var out []sdk.Output
-	for _, o := range outs {
-		if o.Kind == sdk.Diagnostic {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func decode(s string) rec {
-	var r rec
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		panic(err)
-	}
-	return r
-}
-
 func str(v any) string {
 	s, _ := v.(string)
 	return s

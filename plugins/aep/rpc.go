@@ -127,12 +127,6 @@ func list(o obj, k string) []any {
 	return a
 }
 
-// present reports whether k is set to a non-null value.
-func present(o obj, k string) bool {
-	v, ok := o[k]
-	return ok && v != nil
-}
-
 // traceparentRe is the envelope's traceparent pattern.
 var traceparentRe = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
 

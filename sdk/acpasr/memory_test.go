@@ -24,8 +24,6 @@ type synthetic struct {
 	frames  []sdk.Frame
 }
 
-const syntheticUpdatesPerTurn = 22
-
 func newSynthetic() *synthetic {
 	g := &synthetic{at: base}
 	g.line(sdk.C2A, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"bench","version":"1"}}}`, 0, "")

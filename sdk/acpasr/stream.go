@@ -58,7 +58,6 @@ type stream struct {
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
 	title    json.RawMessage
 	infoMeta meta
-	notices  int
 }
 
 // when is a record's time: the receipt time of its first update, whether
