@@ -318,3 +318,43 @@ func TestRecordNeverStoresMCPSecrets(t *testing.T) {
 		t.Errorf("expected 2 wire logs with 7 scrubbed frames, a stream and a log; found %d wire logs, %d scrubbed frames, %d files", len(wires), scrubbed, files)
 	}
 }
+
+// TestRebuildReproducesPartialSnapshots: with partial snapshots on
+// (plugins.acpv2.config.partialEvery, ASR-705's MAY) the live stream holds
+// snapshots superseded by final records, the stream validates, and a
+// rebuild of the wire log with the same configuration writes it byte for
+// byte: the trigger counts updates, never time.
+func TestRebuildReproducesPartialSnapshots(t *testing.T) {
+	root := t.TempDir()
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), "[plugins.acpv2.config]\npartialEvery = 1\n")
+	run := runClient(t, []string{"--store", root, "--config", cfg}, clientlib.Options{}, nil)
+	if run.code != 0 {
+		t.Fatalf("exit %d; stderr: %s", run.code, run.stderr)
+	}
+	stream := streamPath(root, run.sum.SessionID, "")
+	live, err := os.ReadFile(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(live, []byte(`"supersedes"`)) {
+		t.Fatalf("no snapshot was superseded; stream:\n%s", live)
+	}
+	if out, errOut, code := runAcptap(t, "validate", stream); code != 0 {
+		t.Fatalf("validate exited %d: %s%s", code, out, errOut)
+	}
+	again, err := os.ReadFile(streamPath(rebuild(t, wireLog(t, root), "--config", cfg), run.sum.SessionID, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(live, again) {
+		t.Errorf("rebuilt stream differs%s", firstDiff(live, again))
+	}
+	plain, err := os.ReadFile(streamPath(rebuild(t, wireLog(t, root)), run.sum.SessionID, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(plain, []byte("\n")) >= bytes.Count(live, []byte("\n")) {
+		t.Errorf("without partialEvery the rebuild has %d lines, with it %d: the snapshots are missing",
+			bytes.Count(plain, []byte("\n")), bytes.Count(live, []byte("\n")))
+	}
+}

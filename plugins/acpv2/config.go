@@ -12,7 +12,8 @@ import (
 //	{"agentName": "com.example.agent",    // reverse-DNS name for agent.name (ASR-703), wins over the registry
 //	 "registry": {"agents": [{"id": "…", "name": "…"}]},  // replaces the embedded registry
 //	 "humanPrompts": true,                 // the client relays a person's input: prompts get author "human" (ASR-713)
-//	 "checkSchema": false}                 // do not check frames against the ACP JSON Schema (default: check)
+//	 "checkSchema": false,                 // do not check frames against the ACP JSON Schema (default: check)
+//	 "partialEvery": 50}                   // a partial snapshot of an open entity every 50 updates (default 0: off)
 type Config = acpasr.Config
 
 // ErrConfig is wrapped by every configuration error.

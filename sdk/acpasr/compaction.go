@@ -54,9 +54,13 @@ func compactionStatus(st string) string {
 	return "unknown"
 }
 
-func (c *compaction) parts(*stream) []part {
+func (c *compaction) parts(s *stream) []part {
+	status := compactionStatus(c.status)
+	if s.partial && !finalStatus(c.status) {
+		status = "partial" // a snapshot before it is final (ASR-705)
+	}
 	rec := &asr.Compaction{
-		Envelope:     asr.Envelope{Type: asr.TypeCompaction, Status: compactionStatus(c.status)},
+		Envelope:     asr.Envelope{Type: asr.TypeCompaction, Status: status},
 		CompactionID: c.id,
 		Kind:         "summary",
 		Error:        c.err,

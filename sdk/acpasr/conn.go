@@ -34,6 +34,7 @@ type conn struct {
 	ord     uint64
 	cur     *sdk.Frame
 	hint    Hint // the current frame's, when a translator made it
+	ripe    []ripeEnt // entities due a partial snapshot after the frame
 	out     []sdk.Output
 	done    bool
 }
@@ -91,6 +92,7 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 	}
 	for i := range frames {
 		c.safely(func() { c.checkedFrame(&frames[i]) })
+		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil // do not keep the caller's frames alive
 	return c.take(), nil
@@ -111,6 +113,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 			defer func() { c.hint = Hint{} }()
 			c.translated(&t.Frame)
 		})
+		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil
 	return c.take(), nil

@@ -17,9 +17,13 @@ type elicitation struct {
 
 func (el *elicitation) finished() bool { return el.status != "" && el.status != "pending" }
 
-func (el *elicitation) parts(*stream) []part {
+func (el *elicitation) parts(s *stream) []part {
+	status := el.status
+	if s.partial && status == "pending" {
+		status = "partial" // a snapshot before the answer (ASR-705)
+	}
 	return []part{{key: asr.TypeInputRequest, rec: &asr.InputRequest{
-		Envelope:        asr.Envelope{Type: asr.TypeInputRequest, Status: el.status},
+		Envelope:        asr.Envelope{Type: asr.TypeInputRequest, Status: status},
 		RequestID:       el.id,
 		IDSource:        el.idSource,
 		CallID:          el.callID,

@@ -54,6 +54,7 @@ type entity struct {
 	firstID  string // id of its first record
 	epoch    int    // the replay its body was folded in (stream.epoch)
 	gen      int    // the stream's turn generation when last touched
+	since    int    // live updates folded since its last record (Config.PartialEvery)
 	b        body
 }
 
@@ -137,6 +138,12 @@ func (s *stream) lookup(kind, id string) *entity { return s.ents[entKey{kind, id
 func (s *stream) touch(e *entity, seq uint64) {
 	e.frames = insertSeq(e.frames, seq)
 	e.gen = s.gen
+	if n := s.c.cfg.PartialEvery; n > 0 && !s.replaying {
+		e.since++
+		if e.since == n {
+			s.c.ripe = append(s.c.ripe, ripeEnt{s, e})
+		}
+	}
 	if s.replaying && e.src == "" {
 		e.src = s.src
 	}
@@ -178,8 +185,67 @@ func (s *stream) emit(e *entity) {
 	s.emitParts(e)
 }
 
+// emitParts writes e's changed parts and marks it clean.
 func (s *stream) emitParts(e *entity) {
 	e.dirty = false
+	s.writeParts(e)
+}
+
+// ripeEnt is an entity that reached Config.PartialEvery updates since its
+// last record in the frame being mapped.
+type ripeEnt struct {
+	s *stream
+	e *entity
+}
+
+// snapshotRipe writes a partial snapshot (ASR-705's MAY) of every entity
+// that reached Config.PartialEvery live updates since its last record and
+// is still open after the frame: the trigger counts frames, never time, so
+// that live recording and rebuild stay byte-identical.
+func (c *conn) snapshotRipe() {
+	ripe := c.ripe
+	c.ripe = c.ripe[:0]
+	for _, r := range ripe {
+		s, e := r.s, r.e
+		if s.replaying || !e.dirty || e.b == nil || e.since < c.cfg.PartialEvery || s.ents[e.key] != e {
+			continue // written since, withdrawn, released, or now replaying
+		}
+		s.emitPartial(e)
+	}
+	clear(ripe)
+}
+
+// emitPartial writes a snapshot of e before it is final, with status
+// "partial" where the record type has one (s.partial tells the bodies).
+// e stays dirty, so its final record is still written when it becomes
+// final and supersedes the snapshot where they differ (ASR-705, 706). As
+// emit does, it first writes the context entities seen before e that have
+// no record yet, as snapshots too.
+func (s *stream) emitPartial(e *entity) {
+	s.partial = true
+	defer func() { s.partial = false }()
+	if e.context && e.firstID == "" {
+		for len(s.unwritten) > 0 && s.unwritten[0].first < e.first {
+			u := s.unwritten[0]
+			s.writeParts(u)
+			s.keepDirty(u)
+		}
+	}
+	s.writeParts(e)
+	s.keepDirty(e)
+}
+
+// keepDirty keeps e on the list of entities written at the turn's end.
+func (s *stream) keepDirty(e *entity) {
+	if !e.dirty {
+		e.dirty = true
+		s.dirty = append(s.dirty, e)
+	}
+}
+
+// writeParts writes e's parts whose content differs from their last record.
+func (s *stream) writeParts(e *entity) {
+	e.since = 0
 	if i := slices.Index(s.unwritten, e); i >= 0 {
 		s.unwritten = slices.Delete(s.unwritten, i, i+1)
 	}

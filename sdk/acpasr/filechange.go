@@ -9,8 +9,12 @@ import (
 
 // fileChange maps a {type: diff} item of a call's content (ASR-715).
 func (s *stream) fileChange(t *toolCall, d obj) *asr.FileChange {
+	status := fileChangeStatus(t.status)
+	if t.snapshot(s) {
+		status = "partial" // a snapshot before the call is final (ASR-705)
+	}
 	fc := &asr.FileChange{
-		Envelope:  asr.Envelope{Type: asr.TypeFileChange, Status: fileChangeStatus(t.status)},
+		Envelope:  asr.Envelope{Type: asr.TypeFileChange, Status: status},
 		Cause:     &asr.Cause{CallID: t.id},
 		Changes:   []asr.Change{},
 		Precision: "unknown",

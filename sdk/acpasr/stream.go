@@ -56,6 +56,7 @@ type stream struct {
 	// outbound holds the session_message ids this session sent (ASR-735).
 	outbound map[string]bool
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
+	partial  bool // the parts being rendered are a partial snapshot (emitPartial)
 	title    json.RawMessage
 	infoMeta meta
 }

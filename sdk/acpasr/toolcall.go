@@ -176,27 +176,51 @@ func (t *toolCall) parts(s *stream) []part {
 			n++
 		}
 	}
-	if st, ok := t.resultStatus(); ok {
+	if st, ok := t.resultStatus(s.partial); ok {
 		ps = append(ps, part{key: asr.TypeToolResult, rec: t.result(st), lossy: []string{lossToolResultContent}})
 	}
 	return ps
 }
 
+// snapshot says whether the call's records are a partial snapshot: the
+// stream is writing one and the call has no final status yet.
+func (t *toolCall) snapshot(s *stream) bool { return s.partial && !finalStatus(t.status) }
+
 // resultStatus says whether the call has a result yet, and its status
 // (ASR-714, decision 2): a final status as is; a "_" vendor status as is and
 // any other status as "unknown", when the call has content or rawOutput.
-func (t *toolCall) resultStatus() (string, bool) {
+//
+// In a partial snapshot (ASR-705's MAY) a call that is not final has a
+// result with status "partial" when it has content or rawOutput so far.
+func (t *toolCall) resultStatus(partial bool) (string, bool) {
 	switch {
 	case finalStatus(t.status):
 		return t.status, true
-	case t.status == "" || t.status == "pending" || t.status == "in_progress":
-		return "", false
+	case partial && t.hasResult():
+		return "partial", true
 	case len(t.items) == 0 && t.output == nil:
+		return "", false
+	case t.status == "" || t.status == "pending" || t.status == "in_progress":
 		return "", false
 	case vendorValue(t.status):
 		return t.status, true
 	}
 	return "unknown", true
+}
+
+// hasResult says whether the call has something of a result so far: raw
+// output, display content or the terminal it runs in (a diff alone is a
+// file change, not a result).
+func (t *toolCall) hasResult() bool {
+	if t.output != nil {
+		return true
+	}
+	for _, it := range t.items {
+		if it.typ == "content" || it.typ == "terminal" {
+			return true
+		}
+	}
+	return false
 }
 
 // result is the tool_result: display content, raw output, the terminal it
