@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/acptap/acptap/examples/agent/agentlib"
@@ -14,7 +15,10 @@ const hiddenAgent = "__example-agent"
 func runHidden(env *Env, args []string) (int, bool) {
 	switch args[0] {
 	case hiddenAgent:
-		if err := agentlib.Serve(env.Stdin, env.Stdout); err != nil {
+		// --respond-first answers session/prompt as soon as the prompt is
+		// inserted, as most ACP v2 agents do; by default after the turn.
+		opts := agentlib.Options{RespondFirst: len(args) > 1 && args[1] == "--respond-first"}
+		if err := agentlib.ServeContext(context.Background(), env.Stdin, env.Stdout, opts); err != nil {
 			fmt.Fprintf(env.Stderr, "example agent: %v\n", err)
 			return ExitFailure, true
 		}

@@ -77,7 +77,21 @@ func (c *conn) call(f *sdk.Frame, m rpcMsg) {
 		return
 	}
 	p.method, p.seq, p.at, p.ord, p.id = m.method, f.Seq, f.At, c.ord, m.id
-	c.pending[pendingKey{f.Seq, string(m.id)}] = p
+	k := pendingKey{f.Seq, string(m.id)}
+	if old, ok := c.pending[k]; ok {
+		old.answered() // a batch repeating an id: the first is forgotten
+	}
+	c.pending[k] = p
+	if p.method == "session/prompt" && p.s != nil {
+		p.s.prompts++
+	}
+}
+
+// answered forgets the request's part in its stream's bookkeeping.
+func (p *pending) answered() {
+	if p.method == "session/prompt" && p.s != nil {
+		p.s.prompts--
+	}
 }
 
 // reply handles a response, joined to its request by the host (ReplyTo).
@@ -92,6 +106,7 @@ func (c *conn) reply(f *sdk.Frame, m rpcMsg) {
 		return // a request this mapper does not follow
 	}
 	delete(c.pending, k)
+	p.answered()
 	if def, _ := methodFor(p.method); def.reply != nil {
 		def.reply(c, f, m, p)
 	}

@@ -202,17 +202,30 @@ type ripeEnt struct {
 // that reached Config.PartialEvery live updates since its last record and
 // is still open after the frame: the trigger counts frames, never time, so
 // that live recording and rebuild stay byte-identical.
+//
+// While a session/prompt of the stream is unanswered the snapshot waits:
+// the prompt's message is known only from the response and goes before
+// everything seen after the request (its first sight is the request), so
+// a snapshot written earlier would put the agent's reply first. Agents
+// answer a prompt when they insert it, before the turn's updates; one that
+// answers after the turn gets its snapshots at the answer.
 func (c *conn) snapshotRipe() {
+	if len(c.ripe) == 0 {
+		return
+	}
 	ripe := c.ripe
-	c.ripe = c.ripe[:0]
+	c.ripe = nil
 	for _, r := range ripe {
 		s, e := r.s, r.e
 		if s.replaying || !e.dirty || e.b == nil || e.since < c.cfg.PartialEvery || s.ents[e.key] != e {
 			continue // written since, withdrawn, released, or now replaying
 		}
+		if s.prompts > 0 {
+			c.ripe = append(c.ripe, r) // wait for the prompt's answer
+			continue
+		}
 		s.emitPartial(e)
 	}
-	clear(ripe)
 }
 
 // emitPartial writes a snapshot of e before it is final, with status

@@ -240,3 +240,46 @@ func slicesDeleteFunc(s []string, del func(string) bool) []string {
 	}
 	return out
 }
+
+// TestASR705_PartialWaitsForPrompt: the prompt's message is known only
+// from the session/prompt response and goes first in its turn, so while a
+// prompt is unanswered snapshots wait; answered at once (as ACP v2 agents
+// do), the turn's snapshots follow it.
+func TestASR705_PartialWaitsForPrompt(t *testing.T) {
+	const (
+		prompt = `c2a {"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`
+		answer = `a2c {"jsonrpc":"2.0","id":2,"result":{"messageId":"u"}}`
+	)
+	chunk := func(text string) string {
+		return upd(`{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"` + text + `"}}`)
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		// The idle flush writes m before u is known (as it does without
+		// snapshots); the waiting snapshots are then no longer needed.
+		{"answered after the turn", []string{prompt, chunk("a"), chunk("b"), idle, answer},
+			[]string{"message:m>", "state:>", "message:u>"}},
+		{"answered at once", []string{prompt, answer, chunk("a"), chunk("b"), idle},
+			[]string{"message:u>", "message:m>", "message:m>r2", "state:>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outs := mapAll(t, startReq(`{"partialEvery":1}`), parseFrames(t, opened(tt.lines...)))
+			checkStreams(t, outs)
+			var got []string
+			for _, r := range records(t, outs, "s1")[1:] {
+				got = append(got, str(r["type"])+":"+str(r["messageId"])+">"+str(r["supersedes"]))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("records (-want +got):\n%s\n%s", diff, render(outs))
+			}
+			plain := render(mapAll(t, startReq(""), parseFrames(t, opened(tt.lines...))))
+			if same := bytes.Equal(render(outs), plain); same != (tt.lines[1] != answer) {
+				t.Errorf("same output as without snapshots: %v", same)
+			}
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package acpasr
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzUpdateShapes is a structure-aware fuzzer: the input bytes choose ACP
@@ -22,9 +25,23 @@ func FuzzUpdateShapes(f *testing.F) {
 		for i := 0; i < 60 && g.more(); i++ {
 			lines = append(lines, g.line())
 		}
-		outs := mapAll(t, startReq(""), parseFrames(t, wire(lines...)))
+		frames := parseFrames(t, wire(lines...))
+		outs := mapAll(t, startReq(""), frames)
 		checkValid(t, outs)
 		checkStreams(t, outs)
+		// The same frames with partial snapshots (ASR-705's MAY): valid
+		// too, and ending at the same context view but for partial results.
+		n := 1 + len(data)%3
+		snap := mapAll(t, startReq(fmt.Sprintf(`{"partialEvery":%d}`, n)), frames)
+		checkValid(t, snap)
+		checkStreams(t, snap)
+		want := contextView(t, outs)
+		got := slicesDeleteFunc(contextView(t, snap), func(s string) bool {
+			return strings.HasPrefix(s, "tool_result:") && strings.Contains(s, `"status":"partial"`)
+		})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("partialEvery %d changed the context view (-without +with):\n%s", n, diff)
+		}
 	})
 }
 

@@ -57,6 +57,7 @@ type stream struct {
 	outbound map[string]bool
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
 	partial  bool // the parts being rendered are a partial snapshot (emitPartial)
+	prompts  int  // session/prompt requests not answered yet
 	title    json.RawMessage
 	infoMeta meta
 }

@@ -124,8 +124,10 @@ func entityKey(typ string, line []byte) (string, error) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return "", err
 	}
+	// Any string, even empty: keys are the source's, verbatim, and ACP
+	// does not forbid an empty one (the schema's "key").
 	var key string
-	if err := json.Unmarshal(m[field], &key); err != nil || key == "" {
+	if err := json.Unmarshal(m[field], &key); err != nil {
 		return "", fmt.Errorf("%s record without a string %s", typ, field)
 	}
 	return key, nil

@@ -142,3 +142,18 @@ func TestContextViewErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestContextViewEmptyKey: an empty key is a key (the schema allows it:
+// ACP does not forbid an empty id); its revisions join as any other's.
+func TestContextViewEmptyKey(t *testing.T) {
+	stream := hdrACP + "\n" +
+		`{"type":"message","seq":1,"id":"r1","ts":"2026-10-26T14:30:41.211Z","tsSource":"recorder","messageId":"","role":"user","content":[]}` + "\n" +
+		`{"type":"message","seq":2,"id":"r2","ts":"2026-10-26T14:30:41.211Z","tsSource":"recorder","supersedes":"r1","messageId":"","role":"user","content":[{"type":"text","text":"x"}]}` + "\n"
+	view, err := ContextView(strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]viewEntry{{"message", "", "r1", "r2", 2}}, entries(view)); diff != "" {
+		t.Errorf("view (-want +got):\n%s", diff)
+	}
+}
