@@ -39,6 +39,27 @@ func TestRoundtripCommand(t *testing.T) {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
+	t.Run("partial snapshots", func(t *testing.T) {
+		// The SDK session rebuilt with a snapshot at every update (ASR-705's
+		// MAY): snapshots are earlier revisions, so the round trip of the
+		// stream holds as it does without them.
+		store, id := sdkStore(t)
+		wires, _ := filepath.Glob(filepath.Join(store, "wire", "*.jsonl"))
+		cfg := filepath.Join(t.TempDir(), "config.toml")
+		os.WriteFile(cfg, []byte("[plugins.acpv2.config]\npartialEvery = 1\n"), 0o600)
+		fresh := filepath.Join(t.TempDir(), "rebuilt")
+		if r := acptap(t, "", append([]string{"rebuild", "--store", fresh, "--config", cfg}, wires...)...); r.code != 0 {
+			t.Fatalf("rebuild: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		b, _ := os.ReadFile(streamFile(fresh, id))
+		if !strings.Contains(string(b), `"status":"partial"`) {
+			t.Fatalf("the rebuilt stream has no partial snapshot:\n%s", b)
+		}
+		r := acptap(t, "", "roundtrip", streamFile(fresh, id))
+		if r.code != 0 || !strings.Contains(r.stdout, "holds") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("a difference fails", func(t *testing.T) {
 		// A thought stored under the ID ASR-727 derives for a reasoning part
 		// of another message: replaying both sends that ID twice, and the
