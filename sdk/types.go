@@ -86,8 +86,11 @@ type SessionInfo struct {
 	// (0 for a session this connection created). It is the <n> of derived
 	// IDs (ASR-716) and the AEP epoch.
 	Connections int
-	// Prior holds the session's primary ASR stream as already written
-	// (header first), one line per element, without LFs; empty when none.
+	// Prior holds the ASR stream the plugin continues for the session, as
+	// already written (header first), one line per element, without LFs;
+	// empty when none: the session's primary stream (stream.asr.jsonl) for
+	// the primary plugin and for a plugin that writes no ASR; for another
+	// plugin that writes ASR, its own stream (<plugin>.asr.jsonl).
 	Prior [][]byte
 }
 

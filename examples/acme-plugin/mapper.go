@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acptap/acptap/sdk"
@@ -55,7 +56,11 @@ func (Mapper) Info(context.Context) (sdk.Info, error) {
 
 // Start opens the mapping of one connection.
 func (Mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
-	return &session{wire: req.WireLog, streams: map[string]*stream{}}, nil
+	s := &session{wire: req.WireLog, streams: map[string]*stream{}, prior: map[string][][]byte{}}
+	for _, p := range req.Prior {
+		s.prior[p.SessionID] = p.Records
+	}
+	return s, nil
 }
 
 // session maps one connection. It is deterministic: outputs depend only on
@@ -64,7 +69,11 @@ type session struct {
 	wire    string
 	streams map[string]*stream
 	order   []string // session ids in the order their streams started
-	out     []sdk.Output
+	// prior holds, per session an earlier connection already recorded,
+	// this plugin's stream as written so far (the host's session frames):
+	// the stream continues it instead of starting a second header.
+	prior map[string][][]byte
+	out   []sdk.Output
 }
 
 // stream is one ACP session's acme stream.
@@ -104,8 +113,14 @@ type updateParams struct {
 }
 
 func (s *session) frame(f *sdk.Frame) {
-	if f.Kind == sdk.KindGap {
+	switch f.Kind {
+	case sdk.KindGap:
 		s.gap(f)
+		return
+	case sdk.KindSession:
+		if f.Session != nil && f.Session.ID != "" && s.streams[f.Session.ID] == nil {
+			s.prior[f.Session.ID] = f.Session.Prior
+		}
 		return
 	}
 	if f.Kind != sdk.KindLine || !bytes.Contains(f.Data, vendorMark) {
@@ -221,7 +236,9 @@ func (s *session) progress(f *sdk.Frame, sid string, u progressUpdate) (*progres
 	return rec, true
 }
 
-// stream returns the session's stream, writing its header first when it is new.
+// stream returns the session's stream, writing its header first when it is
+// new; a stream an earlier connection started is continued after its last
+// record.
 func (s *session) stream(sid string, f *sdk.Frame) *stream {
 	if st, ok := s.streams[sid]; ok {
 		return st
@@ -229,6 +246,11 @@ func (s *session) stream(sid string, f *sdk.Frame) *stream {
 	st := &stream{id: sid, next: 1}
 	s.streams[sid] = st
 	s.order = append(s.order, sid)
+	if prior := s.prior[sid]; len(prior) > 0 {
+		delete(s.prior, sid)
+		st.continueFrom(prior)
+		return st
+	}
 	h := asr.Header{
 		Type: "header", ASR: asr.FormatVersion, SessionID: sid,
 		Producer: asr.Producer{Method: "recorder", Name: Name, Version: Version,
@@ -239,6 +261,27 @@ func (s *session) stream(sid string, f *sdk.Frame) *stream {
 	}
 	s.marshal(sdk.ASRHeader, sid, h, f.Seq)
 	return st
+}
+
+// continueFrom takes up a stream already written: the next seq follows its
+// last record's, and a loss it already declares is not declared again.
+func (st *stream) continueFrom(lines [][]byte) {
+	for _, line := range lines {
+		var r struct {
+			Type  string   `json:"type"`
+			Seq   uint64   `json:"seq"`
+			Lossy []string `json:"lossy"`
+		}
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		if r.Type != "header" && r.Seq >= st.next {
+			st.next = r.Seq + 1
+		}
+		if r.Type == "declaration" && slices.Contains(r.Lossy, LossUnobserved) {
+			st.declared = true
+		}
+	}
 }
 
 func (s *session) emit(st *stream, rec any, seqs ...uint64) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,50 @@ func TestIgnoresOtherTraffic(t *testing.T) {
 	)
 	if outs := mappertest.Run(t, New(), start, frames, 0); len(outs) != 0 {
 		t.Fatalf("outputs for traffic that is not acme's: %+v", outs)
+	}
+}
+
+// TestContinuesItsStream: a session an earlier connection recorded comes
+// with this plugin's stream so far (a session frame); the stream goes on
+// after its last record — no second header — and a loss it already
+// declares is not declared again. A session without prior lines starts
+// with a header.
+func TestContinuesItsStream(t *testing.T) {
+	prior := []string{
+		`{"type":"header","asr":"0.1","sessionId":"s1","producer":{"method":"recorder","name":"acme","version":"0.1.0","plugin":{"name":"acme","version":"0.1.0"},"lossy":[]}}`,
+		`{"type":"_acme/progress","seq":1,"id":"r1","progressId":"p1","percent":40}`,
+		`{"type":"declaration","seq":2,"id":"r2","lossy":["_acme/unobserved_frames"]}`,
+	}
+	fixture := strings.Join([]string{
+		`session {"id":"s1","connections":1,"prior":[` + strings.Join(prior, ",") + `]}`,
+		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"_acme/progress","progressId":"p1","percent":100}}}`,
+		`session {"id":"s2","connections":0,"prior":[]}`,
+		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s2","update":{"sessionUpdate":"_acme/progress","progressId":"q","percent":1}}}`,
+		`gap a2c 3 100 capture queue full`,
+	}, "\n")
+	outs := mappertest.Run(t, New(), start, mappertest.ParseFixture(t, base, fixture), 0)
+	var got []string
+	for _, o := range outs {
+		if o.Kind != sdk.ASRHeader && o.Kind != sdk.ASRRecord {
+			continue
+		}
+		var r struct {
+			Type  string   `json:"type"`
+			Seq   uint64   `json:"seq"`
+			Lossy []string `json:"lossy"`
+		}
+		if err := json.Unmarshal(o.JSON, &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %d %v", o.Session, r.Type, r.Seq, r.Lossy))
+	}
+	want := []string{
+		"s1 _acme/progress 3 []",
+		"s2 header 0 []",
+		"s2 _acme/progress 1 []",
+		"s2 declaration 2 [_acme/unobserved_frames]",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("outputs (-want +got):\n%s", d)
 	}
 }

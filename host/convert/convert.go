@@ -552,15 +552,15 @@ type replayedSessions struct {
 	sink  *pipeline.StoreSink
 }
 
-func (r *replayedSessions) Observe(id string) (int, int, error) {
+func (r *replayedSessions) Observe(id string) (wire.Session, error) {
 	s, ok := r.old[id]
 	if !ok {
 		return r.store.Observe(id)
 	}
-	if s.PriorLines > 0 {
-		r.sink.Continue(id, s.PriorLines)
-	}
-	return s.Connections, s.PriorLines, nil
+	r.sink.Continue(s)
+	return s, nil
 }
 
-func (r *replayedSessions) Prior(id string, n int) ([][]byte, error) { return r.store.Prior(id, n) }
+func (r *replayedSessions) Prior(id, plugin string, n int) ([][]byte, error) {
+	return r.store.Prior(id, plugin, n)
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"context"
 	"errors"
 	"fmt"
@@ -120,6 +121,12 @@ func (f *feeder) start(ctx context.Context) error {
 	return nil
 }
 
+// writesASR says whether the plugin writes ASR streams (its Info lists
+// the "asr" output).
+func (f *feeder) writesASR() bool {
+	return f.plug != nil && slices.Contains(f.plug.Info.Outputs, "asr")
+}
+
 // catchUp maps what the wire log holds beyond lastFed. It returns true
 // when it made progress, false when it is caught up (and live again).
 func (f *feeder) catchUp(ctx context.Context) bool {
@@ -195,7 +202,7 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		case wire.TypeGap:
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
 		case wire.TypeSession:
-			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(e.Session))
+			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(e.Session, f))
 		default:
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}

@@ -289,11 +289,11 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) []wire.Entry {
 	s := wire.Session{ID: id}
 	if p.opts.Sessions != nil {
-		conns, lines, err := p.opts.Sessions.Observe(id)
+		o, err := p.opts.Sessions.Observe(id)
 		if err != nil {
 			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
 		}
-		s.Connections, s.PriorLines = conns, lines
+		s.Connections, s.PriorLines, s.PluginLines = o.Connections, o.PriorLines, o.PluginLines
 	}
 	e := wire.Entry{Type: wire.TypeSession, At: at.At, Dir: at.Dir, Session: s}
 	seq, err := p.wire.Append(e)
@@ -360,8 +360,8 @@ func (p *Pipeline) Wait() (Stats, error) {
 func (p *Pipeline) count(e wire.Entry) {
 	if e.Type == wire.TypeSession {
 		p.stats.Sessions = append(p.stats.Sessions, e.Session.ID)
-		if c, ok := p.sink.(interface{ Continue(string, int) }); ok && e.Session.PriorLines > 0 {
-			c.Continue(e.Session.ID, e.Session.PriorLines)
+		if c, ok := p.sink.(interface{ Continue(wire.Session) }); ok {
+			c.Continue(e.Session)
 		}
 		return
 	}

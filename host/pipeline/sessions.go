@@ -12,32 +12,45 @@ import (
 // SessionStore is what the pipeline asks the store about sessions.
 type SessionStore interface {
 	// Observe records that this connection observes the session, and
-	// returns how many connections observed it before and how many lines
-	// its primary ASR stream has now (header included).
-	Observe(id string) (connections, priorLines int, err error)
-	// Prior returns the first n lines of the session's primary ASR stream.
-	Prior(id string, n int) ([][]byte, error)
+	// returns what the store holds of it now: how many connections
+	// observed it before, how many lines its primary ASR stream has
+	// (header included), and the same for each other plugin's own ASR
+	// stream. The returned Session's ID is id.
+	Observe(id string) (wire.Session, error)
+	// Prior returns the first n lines of the session's ASR stream that
+	// plugin writes: the primary stream when plugin is "".
+	Prior(id, plugin string, n int) ([][]byte, error)
 }
 
 // StoreSessions is the SessionStore over a store.
 type StoreSessions struct{ St *store.Store }
 
 // Observe implements SessionStore.
-func (s StoreSessions) Observe(id string) (int, int, error) {
+func (s StoreSessions) Observe(id string) (wire.Session, error) {
 	n, err := s.St.NextConnection(id)
 	if err != nil {
-		return 0, 0, err
+		return wire.Session{ID: id}, err
 	}
 	lines, err := s.St.ExistingRecords(id)
-	return n, len(lines), err
+	if err != nil {
+		return wire.Session{ID: id, Connections: n}, err
+	}
+	plugins, err := s.St.PluginStreams(id)
+	return wire.Session{ID: id, Connections: n, PriorLines: len(lines), PluginLines: plugins}, err
 }
 
 // Prior implements SessionStore.
-func (s StoreSessions) Prior(id string, n int) ([][]byte, error) {
+func (s StoreSessions) Prior(id, plugin string, n int) ([][]byte, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	lines, err := s.St.ExistingRecords(id)
+	var lines [][]byte
+	var err error
+	if plugin == "" {
+		lines, err = s.St.ExistingRecords(id)
+	} else {
+		lines, err = s.St.ExistingPluginRecords(id, plugin)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -128,17 +141,25 @@ func quickID(line []byte) (string, bool) {
 	return string(rest[:j]), true
 }
 
-// sessionInfo builds what a plugin is told of a session.
-func (p *Pipeline) sessionInfo(s wire.Session) sdk.SessionInfo {
+// sessionInfo builds what plugin f is told of a session. Prior is the ASR
+// stream the plugin continues: the primary stream for the primary plugin;
+// for another plugin that writes ASR (Info.Outputs has "asr"), its own
+// stream beside it (PluginLines); a plugin that writes no ASR (aep) gets
+// the primary stream, for what it says of the session (ended or not).
+func (p *Pipeline) sessionInfo(s wire.Session, f *feeder) sdk.SessionInfo {
 	info := sdk.SessionInfo{ID: s.ID, Connections: s.Connections}
-	if s.PriorLines > 0 && p.opts.Sessions != nil {
-		prior, err := p.opts.Sessions.Prior(s.ID, s.PriorLines)
+	plugin, n := "", s.PriorLines
+	if f != nil && !f.primary && f.writesASR() {
+		plugin, n = f.name, s.PluginLines[f.name]
+	}
+	if n > 0 && p.opts.Sessions != nil {
+		prior, err := p.opts.Sessions.Prior(s.ID, plugin, n)
 		if err != nil {
-			p.log.Error("prior stream unreadable; the plugin maps the session as new", "session", s.ID, "error", err)
+			p.log.Error("prior stream unreadable; the plugin maps the session as new", "session", s.ID, "plugin", f.name, "error", err)
 		}
-		if len(prior) < s.PriorLines {
+		if len(prior) < n {
 			p.log.Warn("the stream has fewer lines than when the connection started", "session", s.ID,
-				"want", s.PriorLines, "have", len(prior))
+				"plugin", f.name, "want", n, "have", len(prior))
 		}
 		info.Prior = prior
 	}

@@ -12,6 +12,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -50,19 +51,27 @@ type StoreSink struct {
 	gaveUp  bool
 	moved   []string
 	paths   []string
-	cont    map[string]int
+	cont    map[streamKey]int // lines a rebuild continues, by stream (plugin "" for the primary)
 }
 
-// Continue says that the session's primary stream already had n lines
-// when the connection being rebuilt started: a rebuild continues those
-// lines instead of replacing them.
-func (s *StoreSink) Continue(session string, n int) {
+// Continue says what the session's ASR streams held when the connection
+// being rebuilt started (its wire-log session entry): the primary stream's
+// lines and each other plugin's. A rebuild continues those lines instead
+// of replacing them.
+func (s *StoreSink) Continue(sess wire.Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cont == nil {
-		s.cont = map[string]int{}
+		s.cont = map[streamKey]int{}
 	}
-	s.cont[session] = n
+	if sess.PriorLines > 0 {
+		s.cont[streamKey{session: sess.ID}] = sess.PriorLines
+	}
+	for plugin, n := range sess.PluginLines {
+		if n > 0 {
+			s.cont[streamKey{session: sess.ID, plugin: plugin}] = n
+		}
+	}
 }
 
 var _ Sink = (*StoreSink)(nil)
@@ -93,8 +102,12 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 		}
 	}
 	keep := 0
-	if !k.aep && primary {
-		keep = s.cont[k.session]
+	switch {
+	case k.aep:
+	case primary:
+		keep = s.cont[streamKey{session: k.session}]
+	default:
+		keep = s.cont[streamKey{session: k.session, plugin: k.plugin}]
 	}
 	if s.ReplaceExisting {
 		if st, err := os.Stat(path); err == nil && st.Size() > 0 && !s.continues(path, keep) {

@@ -57,7 +57,55 @@ func (s *Store) OpenAEP(id string) (*StreamWriter, *Repair, error) {
 // header line first), without their LFs, for rebuilding prior state. A torn
 // tail is not returned; a missing stream gives no lines and no error.
 func (s *Store) ExistingRecords(id string) ([][]byte, error) {
-	f, err := os.Open(s.StreamPath(id))
+	return committedLines(s.StreamPath(id))
+}
+
+// ExistingPluginRecords is ExistingRecords for a non-primary plugin's own
+// ASR stream of the session (PluginStreamPath).
+func (s *Store) ExistingPluginRecords(id, plugin string) ([][]byte, error) {
+	return committedLines(s.PluginStreamPath(id, plugin))
+}
+
+// PluginStreams returns, for every non-primary plugin that has an ASR
+// stream of its own for the session (sessions/<id>/<plugin>.asr.jsonl,
+// not empty), how many committed lines it holds. Files whose name does not
+// unescape to a plugin name are not plugin streams and are left out.
+func (s *Store) PluginStreams(id string) (map[string]int, error) {
+	ents, err := os.ReadDir(s.SessionDir(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list plugin streams: %w", err)
+	}
+	var out map[string]int
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".asr.jsonl")
+		if !ok || e.Name() == StreamFile || !e.Type().IsRegular() {
+			continue
+		}
+		plugin, err := UnescapeID(name)
+		if err != nil || s.PluginStreamPath(id, plugin) != filepath.Join(s.SessionDir(id), e.Name()) {
+			continue
+		}
+		lines, err := committedLines(filepath.Join(s.SessionDir(id), e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[plugin] = len(lines)
+	}
+	return out, nil
+}
+
+// committedLines reads a stream's LF-terminated lines, without their LFs.
+func committedLines(path string) ([][]byte, error) {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,5 +280,41 @@ func TestOpenPluginStream(t *testing.T) {
 	}
 	if _, _, err := s.OpenPluginStream("s/1", "stream"); err == nil {
 		t.Error(`plugin "stream": no error`)
+	}
+}
+
+// TestPluginStreams: the other plugins' own streams of a session and their
+// committed lines (a torn tail is not a line); the primary stream, empty
+// files and names that are not escaped plugin names are left out.
+func TestPluginStreams(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PluginStreams("none"); err != nil || got != nil {
+		t.Fatalf("unknown session: %v, %v", got, err)
+	}
+	w, _, err := s.OpenStream("s/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	dir := s.SessionDir("s/1")
+	os.WriteFile(s.StreamPath("s/1"), []byte("{}\n{}\n"), 0o600)
+	os.WriteFile(s.PluginStreamPath("s/1", "acme"), []byte("{\"h\":1}\n{\"r\":1}\n{\"torn"), 0o600)
+	os.WriteFile(s.PluginStreamPath("s/1", "vendor x"), []byte("{}\n"), 0o600)
+	os.WriteFile(s.PluginStreamPath("s/1", "empty"), nil, 0o600)
+	os.WriteFile(filepath.Join(dir, "%zz.asr.jsonl"), []byte("{}\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("{}\n"), 0o600)
+	got, err := s.PluginStreams("s/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"acme": 2, "vendor x": 1}; !maps.Equal(got, want) {
+		t.Errorf("PluginStreams = %v, want %v", got, want)
+	}
+	lines, err := s.ExistingPluginRecords("s/1", "acme")
+	if err != nil || len(lines) != 2 || string(lines[1]) != `{"r":1}` {
+		t.Errorf("ExistingPluginRecords = %q, %v", lines, err)
 	}
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,6 +111,18 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		dst = strconv.AppendInt(dst, int64(e.Session.Connections), 10)
 		dst = append(dst, `,"priorLines":`...)
 		dst = strconv.AppendInt(dst, int64(e.Session.PriorLines), 10)
+		if len(e.Session.PluginLines) > 0 {
+			dst = append(dst, `,"pluginLines":{`...)
+			for i, name := range slices.Sorted(maps.Keys(e.Session.PluginLines)) {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendString(dst, []byte(strings.ToValidUTF8(name, "\uFFFD")))
+				dst = append(dst, ':')
+				dst = strconv.AppendInt(dst, int64(e.Session.PluginLines[name]), 10)
+			}
+			dst = append(dst, '}')
+		}
 		return append(dst, '}', '\n'), nil
 	}
 	if e.Type == TypeGap {

@@ -96,6 +96,23 @@ type Session struct {
 	ID          string
 	Connections int
 	PriorLines  int
+	// PluginLines holds, per plugin other than the primary that already
+	// has an ASR stream of its own for the session, that stream's committed
+	// lines (header included); nil when there is none.
+	PluginLines map[string]int
+}
+
+// Equal reports whether a and b are the same entry content.
+func (a Session) Equal(b Session) bool {
+	if a.ID != b.ID || a.Connections != b.Connections || a.PriorLines != b.PriorLines || len(a.PluginLines) != len(b.PluginLines) {
+		return false
+	}
+	for k, v := range a.PluginLines {
+		if w, ok := b.PluginLines[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // headerJSON is the header line's shape; field order is the file's.
@@ -122,7 +139,8 @@ type entryJSON struct {
 	Bytes  uint64  `json:"bytes"`
 	Reason string  `json:"reason"`
 
-	SessionID   string `json:"sessionId"`
-	Connections int    `json:"connections"`
-	PriorLines  int    `json:"priorLines"`
+	SessionID   string         `json:"sessionId"`
+	Connections int            `json:"connections"`
+	PriorLines  int            `json:"priorLines"`
+	PluginLines map[string]int `json:"pluginLines"`
 }

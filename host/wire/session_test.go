@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,11 @@ func TestSessionEntryRoundTrip(t *testing.T) {
 	if _, err := w.Append(Entry{Type: TypeSession, At: at, Dir: sdk.A2C, Session: want}); err != nil {
 		t.Fatal(err)
 	}
+	// Plugin streams beside the primary: their line counts, keys sorted.
+	want2 := Session{ID: "s2", Connections: 1, PriorLines: 3, PluginLines: map[string]int{"zeta": 2, "acme": 5}}
+	if _, err := w.Append(Entry{Type: TypeSession, At: at, Dir: sdk.A2C, Session: want2}); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +38,18 @@ func TestSessionEntryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Type != TypeSession || e.Session != want || !e.At.Equal(at) || e.Dir != sdk.A2C || e.Seq != 1 {
+	if e.Type != TypeSession || !e.Session.Equal(want) || !e.At.Equal(at) || e.Dir != sdk.A2C || e.Seq != 1 {
 		t.Fatalf("got %+v, want session %+v at %v", e, want, at)
+	}
+	e, err = r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Session.Equal(want2) || e.Seq != 2 {
+		t.Fatalf("got %+v, want session %+v", e, want2)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), `"priorLines":3,"pluginLines":{"acme":5,"zeta":2}}`) {
+		t.Errorf("session entry with plugin streams:\n%s", b)
 	}
 }

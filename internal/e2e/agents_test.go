@@ -260,7 +260,7 @@ func (a *acpAgent) answer(line []byte) []byte {
 		b.WriteString(update(`{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}`))
 		b.WriteString(reply(fmt.Sprintf(`{"messageId":"user-%d"}`, n)))
 		return []byte(b.String())
-	case "session/close":
+	case "session/close", "session/resume":
 		return []byte(reply(`{}`))
 	}
 	if hasID {

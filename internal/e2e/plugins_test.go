@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +25,11 @@ var (
 	initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"e2e-client","version":"1"}}}` + "\n"
 	newLine  = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp/e2e","mcpServers":[]}}` + "\n"
 )
+
+// resumeLine is a session/resume request for the e2e session.
+func resumeLine(id int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/resume","params":{"sessionId":%q,"cwd":"/tmp/e2e","mcpServers":[]}}`+"\n", id, e2eSession)
+}
 
 func promptLine(id, n int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"prompt %d"}]}}`+"\n", id, e2eSession, n)
@@ -230,6 +236,62 @@ func TestVendorPluginBesideACPv2(t *testing.T) {
 			a, b := readFile(t, streamPath(root, e2eSession, plugin)), readFile(t, streamPath(fresh, e2eSession, plugin))
 			if !bytes.Equal(a, b) {
 				t.Errorf("rebuilt %q stream differs%s", plugin, firstDiff(a, b))
+			}
+		}
+	})
+
+	t.Run("ResumedOnASecondConnection", func(t *testing.T) {
+		// The session goes on over a second connection (session/resume):
+		// acme continues its own stream — one header, seqs dense across
+		// both connections — as acpv2 continues stream.asr.jsonl, and a
+		// rebuild of the second connection's wire log in the same store
+		// writes both files again byte for byte.
+		cfg := vendorConfig(t, dir, sum)
+		root := t.TempDir()
+		for _, conv := range [][]string{session, {initLine, resumeLine(1), promptLine(2, 3)}} {
+			r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+			r.converse(&acpAgent{}, conv...)
+			if code := r.wait(); code != 0 {
+				t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+			}
+			r.checkTransparent(report)
+		}
+		acmePath := streamPath(root, e2eSession, "acme")
+		acme := records(t, acmePath)
+		var headers int
+		for i, rec := range acme {
+			if rec["type"] == "header" {
+				headers++
+				continue
+			}
+			if rec["seq"] != float64(i) {
+				t.Errorf("acme line %d has seq %v", i, rec["seq"])
+			}
+		}
+		if headers != 1 || len(acme) != 7 {
+			t.Errorf("acme.asr.jsonl: %d headers and %d lines, want 1 header and 6 records over two connections", headers, len(acme))
+		}
+		for _, plugin := range []string{"", "acme"} {
+			if out, errOut, code := runAcptap(t, "validate", streamPath(root, e2eSession, plugin)); code != 0 {
+				t.Errorf("validate %q stream: exit %d\n%s%s", plugin, code, out, errOut)
+			}
+		}
+		wires, _ := filepath.Glob(filepath.Join(root, "wire", "*.jsonl"))
+		sort.Strings(wires)
+		if len(wires) != 2 {
+			t.Fatalf("wire logs: %v", wires)
+		}
+		if w := readFile(t, wires[1]); !bytes.Contains(w, []byte(`"pluginLines":{"acme":5}`)) {
+			t.Errorf("the second connection's session entry does not give acme's stream:\n%s", w)
+		}
+		before := map[string][]byte{}
+		for _, plugin := range []string{"", "acme"} {
+			before[plugin] = readFile(t, streamPath(root, e2eSession, plugin))
+		}
+		rebuild(t, wires[1], "--config", cfg, "--store", root)
+		for _, plugin := range []string{"", "acme"} {
+			if got := readFile(t, streamPath(root, e2eSession, plugin)); !bytes.Equal(before[plugin], got) {
+				t.Errorf("rebuilt %q stream differs%s", plugin, firstDiff(before[plugin], got))
 			}
 		}
 	})

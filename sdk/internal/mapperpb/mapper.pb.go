@@ -86,8 +86,10 @@ const (
 	FrameKind_FRAME_KIND_LINE        FrameKind = 1 // one line of the wire (without its LF)
 	FrameKind_FRAME_KIND_GAP         FrameKind = 2 // frames the host could not observe
 	// What the store knows of a session, sent before the first frame that
-	// names it on this connection: session_id, session_connections, and the
-	// session's primary ASR stream so far in data (JSON lines, each with LF).
+	// names it on this connection: session_id, session_connections, and in
+	// data the ASR stream the plugin continues so far (JSON lines, each with
+	// LF): the primary stream for the primary plugin and for a plugin without
+	// the "asr" output; its own stream for another plugin with it.
 	FrameKind_FRAME_KIND_SESSION FrameKind = 3
 )
 
