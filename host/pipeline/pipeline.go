@@ -293,7 +293,7 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 		if err != nil {
 			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
 		}
-		s.Connections, s.PriorLines, s.PluginLines = o.Connections, o.PriorLines, o.PluginLines
+		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
 	}
 	e := wire.Entry{Type: wire.TypeSession, At: at.At, Dir: at.Dir, Session: s}
 	seq, err := p.wire.Append(e)

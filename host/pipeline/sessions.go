@@ -14,8 +14,8 @@ type SessionStore interface {
 	// Observe records that this connection observes the session, and
 	// returns what the store holds of it now: how many connections
 	// observed it before, how many lines its primary ASR stream has
-	// (header included), and the same for each other plugin's own ASR
-	// stream. The returned Session's ID is id.
+	// (header included), the same for each other plugin's own ASR stream,
+	// and how many events its AEP file has. The returned Session's ID is id.
 	Observe(id string) (wire.Session, error)
 	// Prior returns the first n lines of the session's ASR stream that
 	// plugin writes: the primary stream when plugin is "".
@@ -36,7 +36,11 @@ func (s StoreSessions) Observe(id string) (wire.Session, error) {
 		return wire.Session{ID: id, Connections: n}, err
 	}
 	plugins, err := s.St.PluginStreams(id)
-	return wire.Session{ID: id, Connections: n, PriorLines: len(lines), PluginLines: plugins}, err
+	if err != nil {
+		return wire.Session{ID: id, Connections: n, PriorLines: len(lines)}, err
+	}
+	events, err := s.St.ExistingAEPEvents(id)
+	return wire.Session{ID: id, Connections: n, PriorLines: len(lines), PluginLines: plugins, AEPLines: events}, err
 }
 
 // Prior implements SessionStore.

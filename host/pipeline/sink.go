@@ -54,10 +54,10 @@ type StoreSink struct {
 	cont    map[streamKey]int // lines a rebuild continues, by stream (plugin "" for the primary)
 }
 
-// Continue says what the session's ASR streams held when the connection
-// being rebuilt started (its wire-log session entry): the primary stream's
-// lines and each other plugin's. A rebuild continues those lines instead
-// of replacing them.
+// Continue says what the session's files held when the connection being
+// rebuilt started (its wire-log session entry): the primary stream's
+// lines, each other plugin's, and the AEP file's events. A rebuild
+// continues those lines instead of replacing them.
 func (s *StoreSink) Continue(sess wire.Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -66,6 +66,9 @@ func (s *StoreSink) Continue(sess wire.Session) {
 	}
 	if sess.PriorLines > 0 {
 		s.cont[streamKey{session: sess.ID}] = sess.PriorLines
+	}
+	if sess.AEPLines > 0 {
+		s.cont[streamKey{session: sess.ID, aep: true}] = sess.AEPLines
 	}
 	for plugin, n := range sess.PluginLines {
 		if n > 0 {
@@ -104,6 +107,7 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 	keep := 0
 	switch {
 	case k.aep:
+		keep = s.cont[streamKey{session: k.session, aep: true}]
 	case primary:
 		keep = s.cont[streamKey{session: k.session}]
 	default:

@@ -103,6 +103,13 @@ func (s *Store) PluginStreams(id string) (map[string]int, error) {
 	return out, nil
 }
 
+// ExistingAEPEvents returns how many committed events (lines) the
+// session's AEP file holds; a missing file holds none.
+func (s *Store) ExistingAEPEvents(id string) (int, error) {
+	lines, err := committedLines(s.AEPPath(id))
+	return len(lines), err
+}
+
 // committedLines reads a stream's LF-terminated lines, without their LFs.
 func committedLines(path string) ([][]byte, error) {
 	f, err := os.Open(path)

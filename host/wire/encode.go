@@ -123,6 +123,10 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 			}
 			dst = append(dst, '}')
 		}
+		if e.Session.AEPLines > 0 {
+			dst = append(dst, `,"aepLines":`...)
+			dst = strconv.AppendInt(dst, int64(e.Session.AEPLines), 10)
+		}
 		return append(dst, '}', '\n'), nil
 	}
 	if e.Type == TypeGap {

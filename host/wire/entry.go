@@ -100,11 +100,13 @@ type Session struct {
 	// has an ASR stream of its own for the session, that stream's committed
 	// lines (header included); nil when there is none.
 	PluginLines map[string]int
+	// AEPLines is how many events the session's AEP file held.
+	AEPLines int
 }
 
 // Equal reports whether a and b are the same entry content.
 func (a Session) Equal(b Session) bool {
-	if a.ID != b.ID || a.Connections != b.Connections || a.PriorLines != b.PriorLines || len(a.PluginLines) != len(b.PluginLines) {
+	if a.ID != b.ID || a.Connections != b.Connections || a.PriorLines != b.PriorLines || a.AEPLines != b.AEPLines || len(a.PluginLines) != len(b.PluginLines) {
 		return false
 	}
 	for k, v := range a.PluginLines {
@@ -143,4 +145,5 @@ type entryJSON struct {
 	Connections int            `json:"connections"`
 	PriorLines  int            `json:"priorLines"`
 	PluginLines map[string]int `json:"pluginLines"`
+	AEPLines    int            `json:"aepLines"`
 }

@@ -169,7 +169,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		if j.SessionID == "" && !bytes.Contains(line, []byte(`"sessionId":""`)) {
 			return Entry{}, errors.New("session entry has no sessionId")
 		}
-		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines}
+		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines, AEPLines: j.AEPLines}
 	default:
 		return Entry{}, fmt.Errorf("unknown entry type %q", j.Type)
 	}

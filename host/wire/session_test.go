@@ -22,7 +22,7 @@ func TestSessionEntryRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Plugin streams beside the primary: their line counts, keys sorted.
-	want2 := Session{ID: "s2", Connections: 1, PriorLines: 3, PluginLines: map[string]int{"zeta": 2, "acme": 5}}
+	want2 := Session{ID: "s2", Connections: 1, PriorLines: 3, PluginLines: map[string]int{"zeta": 2, "acme": 5}, AEPLines: 9}
 	if _, err := w.Append(Entry{Type: TypeSession, At: at, Dir: sdk.A2C, Session: want2}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestSessionEntryRoundTrip(t *testing.T) {
 		t.Fatalf("got %+v, want session %+v", e, want2)
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), `"priorLines":3,"pluginLines":{"acme":5,"zeta":2}}`) {
+	if !strings.Contains(string(b), `"priorLines":3,"pluginLines":{"acme":5,"zeta":2},"aepLines":9}`) {
 		t.Errorf("session entry with plugin streams:\n%s", b)
 	}
 }

@@ -364,3 +364,68 @@ func TestRebuildReproducesPartialSnapshots(t *testing.T) {
 			bytes.Count(plain, []byte("\n")), bytes.Count(live, []byte("\n")))
 	}
 }
+
+// TestRebuildLaterConnectionKeepsEarlierOutputs: a session recorded over
+// two connections (session/new, then session/resume) with the default
+// plugins, acpv2 and aep. Rebuilding the second connection's wire log in
+// the same store keeps what the first wrote — the stream's first lines
+// and the AEP file's first events, as the session entry counted them —
+// and writes the rest again, so every output file is byte for byte what
+// the live runs left.
+func TestRebuildLaterConnectionKeepsEarlierOutputs(t *testing.T) {
+	root := t.TempDir()
+	for _, conv := range [][]string{
+		{initLine, newLine, promptLine(2, 1)},
+		{initLine, resumeLine(1), promptLine(2, 2)},
+	} {
+		r, report := startScripted(t, []string{"--store", root}, 0)
+		r.converse(&acpAgent{}, conv...)
+		if code := r.wait(); code != 0 {
+			t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+		}
+		r.checkTransparent(report)
+	}
+	wires, _ := filepath.Glob(filepath.Join(root, "wire", "*.jsonl"))
+	wires = sortStrings(wires)
+	if len(wires) != 2 {
+		t.Fatalf("wire logs: %v", wires)
+	}
+	first := readWireSession(t, wires[1])
+	if first.PriorLines == 0 || first.AEPLines == 0 {
+		t.Fatalf("the second connection's session entry = %+v: want the stream's lines and the AEP file's events", first)
+	}
+	live := outputFiles(t, root)
+	aep := live[filepath.Join("aep", "acp", e2eSession+".jsonl")]
+	if n := bytes.Count(aep, []byte("\n")); n <= first.AEPLines {
+		t.Fatalf("the AEP file has %d events, the first connection %d: the second wrote none", n, first.AEPLines)
+	}
+	rebuild(t, wires[1], "--store", root)
+	again := outputFiles(t, root)
+	if d := cmp.Diff(keys(live), keys(again)); d != "" {
+		t.Fatalf("files (-live +rebuilt):\n%s", d)
+	}
+	for name, b := range live {
+		if !bytes.Equal(b, again[name]) {
+			t.Errorf("%s: rebuilt file differs%s", name, firstDiff(b, again[name]))
+		}
+	}
+}
+
+// readWireSession returns the wire log's first session entry.
+func readWireSession(t *testing.T, path string) wire.Session {
+	t.Helper()
+	r, err := wire.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("no session entry in %s: %v", path, err)
+		}
+		if e.Type == wire.TypeSession {
+			return e.Session
+		}
+	}
+}
