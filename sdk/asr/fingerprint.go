@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // Fingerprint is a 64-bit digest of a record's content. Two records with
@@ -26,33 +28,25 @@ var identityFields = []string{"seq", "id", "ts", "tsSource", "observedAt", "supe
 // whitespace), so member order does not matter. omit names further
 // top-level members to leave out (a derived messageId, for instance).
 func RecordFingerprint(line []byte, omit ...string) (Fingerprint, error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v) // for its message
 		return 0, fmt.Errorf("asr: fingerprint: %w", err)
 	}
-	if m == nil {
+	if t := bytes.TrimLeft(line, " \t\r\n"); t[0] != '{' {
 		return 0, fmt.Errorf("asr: fingerprint: not an object")
 	}
-	for _, k := range identityFields {
-		delete(m, k)
+	drop := identityFields
+	if len(omit) > 0 {
+		drop = append(slices.Clip(identityFields), omit...)
 	}
-	for _, k := range omit {
-		delete(m, k)
-	}
-	if n, ok := m["native"].(map[string]any); ok {
-		delete(n, "ref")
-		if len(n) == 0 {
-			delete(m, "native")
-		}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return 0, fmt.Errorf("asr: fingerprint: %w", err)
-	}
-	sum := sha256.Sum256(b.Bytes())
+	buf := canonPool.Get().(*[]byte)
+	b := append(canonical((*buf)[:0], line, drop), '\n')
+	sum := sha256.Sum256(b)
+	*buf = b
+	canonPool.Put(buf)
 	return Fingerprint(binary.BigEndian.Uint64(sum[:8])), nil
 }
+
+// canonPool recycles the buffers canonical forms are written into.
+var canonPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
