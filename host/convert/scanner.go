@@ -12,6 +12,7 @@ import (
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // Format is an input's layout.
@@ -226,12 +227,12 @@ func decode(line []byte, p *probe) (ok bool) {
 	}
 	p.line = line
 	str := func(v []byte) *string {
-		if s, ok := jsonString(v); ok {
+		if s, ok := jsonscan.String(v); ok {
 			return &s
 		}
 		return nil
 	}
-	members(line, func(k, v []byte) bool {
+	jsonscan.Members(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			p.ID = v

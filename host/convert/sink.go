@@ -8,6 +8,7 @@ import (
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // countingSink counts what the plugins produce, by record and event type,
@@ -46,7 +47,7 @@ func (c *countingSink) Output(plugin string, primary bool, o sdk.Output) {
 	}
 	// The type is read without decoding the output; only lines that declare
 	// losses are decoded.
-	typ, _ := jsonString(member(o.JSON, "type"))
+	typ, _ := jsonscan.String(member(o.JSON, "type"))
 	var h outputHead
 	if o.Kind != sdk.AEPEvent && bytes.Contains(o.JSON, []byte(`"lossy"`)) {
 		_ = json.Unmarshal(o.JSON, &h)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // obj is one JSON object with its members kept raw: keys match exactly
@@ -25,133 +26,28 @@ const (
 )
 
 // parseObj decodes raw as a JSON object. It splits the object into its
-// members in one pass: the members' values are copied, not decoded (they
-// are decoded when read), and a duplicate key keeps its last value, as
-// encoding/json does. The object's own syntax is checked; a nested object
-// or array is only matched by its brackets, so raw must come from JSON
-// known to be valid (parseRPC checks each frame once, and every obj is a
-// part of a frame).
+// members in one pass (sdk/jsonscan): the members' values are copied, not
+// decoded (they are decoded when read), and a duplicate key keeps its last
+// value, as encoding/json does. The object's own syntax is checked; a
+// nested object or array is only matched by its brackets, so raw must come
+// from JSON known to be valid (parseRPC checks each frame once, and every
+// obj is a part of a frame).
 func parseObj(raw []byte) (obj, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' {
+	o := obj{}
+	badKey := false
+	ok := jsonscan.Members(raw, func(k, v []byte) bool {
+		key, ok := jsonscan.Unquote(k)
+		if !ok {
+			badKey = true
+			return false
+		}
+		o[key] = json.RawMessage(bytes.Clone(v))
+		return true
+	})
+	if !ok || badKey {
 		return nil, false
 	}
-	o := obj{}
-	i := skipSpace(raw, 1)
-	if i < len(raw) && raw[i] == '}' {
-		return o, skipSpace(raw, i+1) == len(raw)
-	}
-	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return nil, false
-		}
-		end, ok := endOfString(raw, i)
-		if !ok {
-			return nil, false
-		}
-		key, ok := unquoteKey(raw[i:end])
-		if !ok {
-			return nil, false
-		}
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(raw, i+1)
-		vend, ok := endOfValue(raw, i)
-		if !ok {
-			return nil, false
-		}
-		o[key] = json.RawMessage(bytes.Clone(raw[i:vend]))
-		i = skipSpace(raw, vend)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return o, skipSpace(raw, i+1) == len(raw)
-		default:
-			return nil, false
-		}
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// endOfString returns the index after the string starting at b[i] ('"').
-func endOfString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '\\':
-			j++
-		case c == '"':
-			return j + 1, true
-		case c < 0x20:
-			return 0, false
-		}
-	}
-	return 0, false
-}
-
-// endOfValue returns the index after the JSON value starting at b[i]. A
-// nested object or array is matched by its brackets (strings skipped);
-// scalars end at a delimiter and are checked with json.Valid.
-func endOfValue(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		return endOfString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, ok := endOfString(b, j)
-				if !ok {
-					return 0, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return 0, false
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	if j == i || !json.Valid(b[i:j]) {
-		return 0, false
-	}
-	return j, true
-}
-
-// unquoteKey decodes a member name; names without escapes (all of ACP's)
-// are taken as they are.
-func unquoteKey(q []byte) (string, bool) {
-	if bytes.IndexByte(q, '\\') < 0 {
-		return string(q[1 : len(q)-1]), true
-	}
-	var s string
-	if json.Unmarshal(q, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return o, true
 }
 
 func (o obj) member(k string) (json.RawMessage, state) {
@@ -178,21 +74,8 @@ func (o obj) str(k string) (string, state) {
 	return s, valid
 }
 
-// asString decodes a JSON string. A string without escapes (of a checked
-// frame) is taken as it is.
-func asString(v json.RawMessage) (string, bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return "", false
-	}
-	if end, ok := endOfString(v, 0); ok && end == len(v) && bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1]), true
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+// asString decodes a JSON string value (sdk/jsonscan.String).
+func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
 // object reads an object member.
 func (o obj) object(k string) (obj, state) {
@@ -222,36 +105,17 @@ func (o obj) array(k string) ([]json.RawMessage, state) {
 }
 
 // splitArray splits raw, a JSON array that is part of a checked frame,
-// into its items.
+// into its items (sdk/jsonscan).
 func splitArray(raw []byte) ([]json.RawMessage, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' {
+	a := []json.RawMessage{}
+	ok := jsonscan.Elements(raw, func(v []byte) bool {
+		a = append(a, json.RawMessage(bytes.Clone(v)))
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
-	a := []json.RawMessage{}
-	i := skipSpace(raw, 1)
-	if i < len(raw) && raw[i] == ']' {
-		return a, skipSpace(raw, i+1) == len(raw)
-	}
-	for {
-		end, ok := endOfValue(raw, i)
-		if !ok {
-			return nil, false
-		}
-		a = append(a, json.RawMessage(bytes.Clone(raw[i:end])))
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case ']':
-			return a, skipSpace(raw, i+1) == len(raw)
-		default:
-			return nil, false
-		}
-	}
+	return a, true
 }
 
 // number reads a numeric member, kept as its JSON text.

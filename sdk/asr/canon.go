@@ -2,10 +2,11 @@ package asr
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // canonical appends the canonical form of the JSON object line to dst:
@@ -17,7 +18,7 @@ import (
 // JSON object (json.Valid). The top-level members named in drop are left
 // out, and so is native.ref (native too when nothing else is left in it).
 func canonical(dst, line []byte, drop []string) []byte {
-	return canonObject(dst, bytes.TrimLeft(line, " \t\r\n"), drop, true)
+	return canonObject(dst, bytes.TrimSpace(line), drop, true)
 }
 
 // canonValue appends the canonical form of the valid JSON value at the
@@ -29,18 +30,19 @@ func canonValue(dst, v []byte) []byte {
 	case '[':
 		dst = append(dst, '[')
 		first := true
-		forEachElement(v, func(e []byte) {
+		jsonscan.Elements(v, func(e []byte) bool {
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
 			dst = canonValue(dst, e)
+			return true
 		})
 		return append(dst, ']')
 	case '"':
-		return canonString(dst, v[:stringEnd(v, 0)])
+		return canonString(dst, v)
 	}
-	return append(dst, v[:valueEnd(v, 0)]...)
+	return append(dst, v...)
 }
 
 // member is one member of an object being put in canonical form.
@@ -51,10 +53,11 @@ type member struct {
 
 func canonObject(dst, v []byte, drop []string, top bool) []byte {
 	var ms []member
-	forEachMember(v, func(k, val []byte) {
-		if key := decodeString(k); !slices.Contains(drop, key) {
+	jsonscan.Members(v, func(k, val []byte) bool {
+		if key, _ := jsonscan.Unquote(k); !slices.Contains(drop, key) {
 			ms = append(ms, member{key, val})
 		}
+		return true
 	})
 	slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
 	// A duplicate key keeps its last value, as in a map.
@@ -70,7 +73,7 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 	n := 0
 	for _, m := range ms {
 		val := m.val
-		if top && m.key == "native" && bytes.TrimLeft(val, " \t\r\n")[0] == '{' {
+		if top && m.key == "native" && val[0] == '{' {
 			// native.ref names where the record came from, not what it says.
 			inner := canonObject(nil, val, []string{"ref"}, false)
 			if string(inner) == "{}" {
@@ -103,7 +106,8 @@ func canonString(dst, q []byte) []byte {
 	if plainString(body) {
 		return append(dst, q...)
 	}
-	return encodeString(dst, decodeString(body))
+	str, _ := jsonscan.Unquote(body)
+	return encodeString(dst, str)
 }
 
 // plainString reports whether s (a string's bytes between the quotes) has
@@ -126,19 +130,6 @@ func plainString(s []byte) bool {
 		i += size
 	}
 	return true
-}
-
-// decodeString decodes a string's bytes between the quotes as
-// encoding/json does (invalid UTF-8 becomes U+FFFD).
-func decodeString(body []byte) string {
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
-	}
-	var s string
-	q := make([]byte, 0, len(body)+2)
-	q = append(append(append(q, '"'), body...), '"')
-	_ = json.Unmarshal(q, &s)
-	return s
 }
 
 // encodeString appends s as encoding/json writes a string without HTML
@@ -193,89 +184,4 @@ func encodeString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// The walkers below assume valid JSON.
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the string that starts at b[i].
-func stringEnd(b []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexAny(b[i:], "\"\\")
-		if b[i+j] == '"' {
-			return i + j + 1
-		}
-		i += j + 2 // a backslash and the byte it escapes
-	}
-}
-
-// valueEnd returns the index after the value that starts at b[i].
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// forEachMember calls fn with each member's key (between its quotes, still
-// escaped) and value of the object at the start of v.
-func forEachMember(v []byte, fn func(k, val []byte)) {
-	i := skipWS(v, 1)
-	for i < len(v) && v[i] == '"' {
-		ke := stringEnd(v, i)
-		key := v[i+1 : ke-1]
-		i = skipWS(v, ke)
-		i = skipWS(v, i+1) // ':'
-		ve := valueEnd(v, i)
-		fn(key, v[i:ve])
-		i = skipWS(v, ve)
-		if v[i] == ',' {
-			i = skipWS(v, i+1)
-		}
-	}
-}
-
-// forEachElement calls fn with each element of the array at the start of v.
-func forEachElement(v []byte, fn func(e []byte)) {
-	i := skipWS(v, 1)
-	for i < len(v) && v[i] != ']' {
-		ve := valueEnd(v, i)
-		fn(v[i:ve])
-		i = skipWS(v, ve)
-		if v[i] == ',' {
-			i = skipWS(v, i+1)
-		}
-	}
 }

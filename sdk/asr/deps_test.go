@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// allowedModules are the only third-party modules sdk/asr may import: the
-// JSON Schema validator behind Validate (itself pure Go, no cgo).
-var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6"}
+// allowedModules are the only non-standard packages sdk/asr may import:
+// the JSON Schema validator behind Validate (itself pure Go, no cgo), and
+// sdk/jsonscan, which imports the standard library only (checked below).
+var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/acptap/acptap/sdk/jsonscan"}
 
 // TestImportsStdlibOnly keeps the model free of host and third-party
 // imports (but allowedModules), so every plugin and tool can use it.
@@ -23,6 +24,20 @@ func TestImportsStdlibOnly(t *testing.T) {
 		}
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
 			t.Errorf("sdk/asr imports %s", imp)
+		}
+	}
+}
+
+// TestJSONScanImportsStdlibOnly: what sdk/asr allows of sdk/jsonscan
+// brings no other import with it.
+func TestJSONScanImportsStdlibOnly(t *testing.T) {
+	pkg, err := build.ImportDir("../jsonscan", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+			t.Errorf("sdk/jsonscan imports %s", imp)
 		}
 	}
 }
