@@ -280,3 +280,56 @@ func TestSyntheticOutputsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryBoundedByOpenState: over many turns the mapper holds what is
+// open (runs, tool calls, attention requests, requests awaiting their
+// response) and, of what is finished, only the ids of finished tool calls;
+// the live heap grows by those ids, not by the turns' traffic (about
+// 1,400 B a turn before finished state was released).
+func TestMemoryBoundedByOpenState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps 10,000 turns")
+	}
+	for _, v2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("v2=%v", v2), func(t *testing.T) {
+			before := heapAfterGC()
+			c := syntheticConn(t, v2, false)
+			g := newSynthetic(v2)
+			if _, err := c.Map(context.Background(), g.frames); err != nil {
+				t.Fatal(err)
+			}
+			check := func() uint64 {
+				t.Helper()
+				st := c.sessions["s1"]
+				open := len(g.unanswered) // URL elicitations awaiting an answer
+				if len(st.attention) != open || len(st.attOrder) != open || len(c.pending) != open || len(c.elicit) != open {
+					t.Errorf("turn %d: %d attention, %d in attOrder, %d pending, %d elicitations, want %d of each",
+						g.turn, len(st.attention), len(st.attOrder), len(c.pending), len(c.elicit), open)
+				}
+				if len(st.ids) != open || len(st.runs) != 0 || len(st.unbound) != 0 || len(st.tools) != 0 {
+					t.Errorf("turn %d: %d ids (want %d), %d runs, %d unbound prompts, %d tools held in full, want none",
+						g.turn, len(st.ids), open, len(st.runs), len(st.unbound), len(st.tools))
+				}
+				if len(c.order) > 2*len(c.pending)+64 {
+					t.Errorf("turn %d: %d keys in the pending order for %d pending", g.turn, len(c.order), len(c.pending))
+				}
+				if len(st.toolsDone) != 2*g.turn {
+					t.Errorf("turn %d: %d finished tool calls known, want %d", g.turn, len(st.toolsDone), 2*g.turn)
+				}
+				return heapAfterGC() - before
+			}
+			mapTurns(t, c, g, 1000, nil)
+			h1 := check()
+			mapTurns(t, c, g, 9000, nil)
+			h10 := check()
+			perTurn := (float64(h10) - float64(h1)) / 9000
+			t.Logf("heap in use %.2f MiB after 1,000 turns, %.2f MiB after 10,000: %.0f B/turn", float64(h1)/(1<<20), float64(h10)/(1<<20), perTurn)
+			// Two finished tool ids a turn cost ~90 B; the bound leaves room
+			// for a map doubling in between.
+			if perTurn > 256 {
+				t.Errorf("live heap grows by %.0f B a turn, want at most 256", perTurn)
+			}
+			runtime.KeepAlive(c)
+		})
+	}
+}
