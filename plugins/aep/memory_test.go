@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
+	mt "github.com/acptap/acptap/sdk/mappertest"
 )
 
 // synthetic generates a long ACP session on one connection, turn by turn.
@@ -334,5 +335,57 @@ func TestMemoryBoundedByOpenState(t *testing.T) {
 			}
 			runtime.KeepAlive(c)
 		})
+	}
+}
+
+// TestLateEventsAfterRelease: what is released is what no later event
+// needs. A tool call updated after its terminal (turns later) is still
+// x.acp.tool_call.update, in v1 and v2; a permission request dismissed by
+// the session's close and answered afterwards still has its answer name
+// the request; and once answered, nothing of the request is left.
+func TestLateEventsAfterRelease(t *testing.T) {
+	for _, input := range []string{"acp/1", "acp/2@2.0.0-alpha.9"} {
+		t.Run(input, func(t *testing.T) {
+			kind := "tool_call"
+			if input != "acp/1" {
+				kind = "tool_call_update"
+			}
+			evs := mapAll(t, defaultCfg(), input, wire(nil, v1Session(
+				upd(`{"sessionUpdate":"`+kind+`","toolCallId":"t1","title":"Edit","status":"pending"}`),
+				upd(`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}`),
+				upd(`{"sessionUpdate":"`+kind+`","toolCallId":"t2","title":"Run","status":"pending"}`),
+				upd(`{"sessionUpdate":"tool_call_update","toolCallId":"t2","status":"failed"}`),
+				upd(`{"sessionUpdate":"`+kind+`","toolCallId":"t1","status":"completed"}`),
+				mt.A2C(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1"},"options":[]}}`),
+				mt.C2A(`{"jsonrpc":"2.0","id":5,"method":"session/close","params":{"sessionId":"s1"}}`),
+				mt.A2C(`{"jsonrpc":"2.0","id":5,"result":{}}`),
+				mt.C2A(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`),
+			)...))
+			want := "session.started tool.requested tool.completed tool.requested tool.failed x.acp.tool_call.update " +
+				"attention.requested attention.resolved session.ended attention.answered"
+			if got := types(evs); got != want {
+				t.Fatalf("types: %s\nwant:  %s", got, want)
+			}
+			req, late := ofType(evs, "attention.requested")[0], ofType(evs, "attention.answered")[0]
+			if late.Subj != req.ID || late.Caus != req.ID {
+				t.Errorf("late answer: subject %q, cause %q, want the request %q", late.Subj, late.Caus, req.ID)
+			}
+		})
+	}
+	c := syntheticConn(t, true, false)
+	outs, err := c.Map(context.Background(), wire(nil, v1Session(
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Edit","status":"completed"}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1"},"options":[]}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}`),
+	)...))
+	if err != nil || len(outs) != 5 {
+		t.Fatalf("%d outputs, %v", len(outs), err)
+	}
+	st := c.sessions["s1"]
+	if len(st.ids) != 0 || len(st.tools) != 0 || len(st.attention) != 0 || len(st.attOrder) != 0 || len(c.pending) != 0 {
+		t.Errorf("left: ids %v, %d tools, %d attention, %d in attOrder, %d pending", st.ids, len(st.tools), len(st.attention), len(st.attOrder), len(c.pending))
+	}
+	if _, ok := st.toolsDone["t1"]; !ok || len(st.toolsDone) != 1 {
+		t.Errorf("finished tools %v, want t1", st.toolsDone)
 	}
 }
