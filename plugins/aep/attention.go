@@ -1,6 +1,7 @@
 package aep
 
 import (
+	"slices"
 	"time"
 
 	"github.com/acptap/acptap/sdk"
@@ -11,7 +12,9 @@ import (
 func attKey(id string) string { return "a2c|" + id }
 
 // raise opens an attention request: attention.requested, remembered until
-// its outcome (or a dismissal) closes it.
+// its outcome (or a dismissal) closes it. attOrder holds the pending keys
+// in the order they were raised (a key raised again while pending keeps
+// its place; one raised again after its resolution goes last).
 func (c *conn) raise(st *sess, key, kind string, at time.Time, fields []formField) *draft {
 	d := c.newDraft(st, "attention.requested", "notice")
 	d.setKey = "att:" + key
@@ -77,9 +80,21 @@ func (c *conn) permissionOutcome(f *sdk.Frame, st *sess, m msg, p *pending) []*d
 		if opt, ok := str(outcome, "optionId"); ok {
 			answer["option"] = opt
 		}
-		return c.answer(st, attKey(m.id), f, obj{"answer": answer, "via": "oob"})
+		return answered(st, attKey(m.id), c.answer(st, attKey(m.id), f, obj{"answer": answer, "via": "oob"}))
 	}
-	return c.resolve(st, attKey(m.id), f.At, "dismissed")
+	return answered(st, attKey(m.id), c.resolve(st, attKey(m.id), f.At, "dismissed"))
+}
+
+// answered marks the drafts that map the response to attention request
+// key as its last events: the request's ids are forgotten once they are
+// stamped. (A request id used again is a new request: raise remembers it
+// afresh.)
+func answered(st *sess, key string, ds []*draft) []*draft {
+	if len(ds) > 0 {
+		last := ds[len(ds)-1]
+		last.release = append(last.release, "att:"+key, "attlast:"+key)
+	}
+	return ds
 }
 
 // answer is attention.answered followed, when the request was observed,
@@ -103,6 +118,9 @@ func (c *conn) resolve(st *sess, key string, at time.Time, resolution string) []
 			d.data["latency_ms"] = ms
 		}
 		delete(st.attention, key)
+		if i := slices.Index(st.attOrder, key); i >= 0 {
+			st.attOrder = slices.Delete(st.attOrder, i, i+1)
+		}
 	}
 	return []*draft{d}
 }
@@ -111,11 +129,12 @@ func (c *conn) resolve(st *sess, key string, at time.Time, resolution string) []
 // (before session.ended, and when the connection ends).
 func (c *conn) dismissAll(st *sess) []*draft {
 	var ds []*draft
-	for _, key := range st.attOrder {
+	keys := st.attOrder
+	st.attOrder = nil
+	for _, key := range keys {
 		if _, ok := st.attention[key]; ok {
 			ds = append(ds, c.resolve(st, key, c.lastAt, "dismissed")...)
 		}
 	}
-	st.attOrder = nil
 	return ds
 }

@@ -27,8 +27,20 @@ type pending struct {
 	method  string
 	session string
 	at      time.Time
-	params  obj
+	params  obj    // only for the methods whose response reads them (keepsParams)
 	run     string // v1 session/prompt: the run it opened
+}
+
+// keepsParams reports whether the mapping of a method's response reads its
+// request's params (cwd, traceparent). Other requests (fs/write_text_file
+// with a whole file, say) are remembered without them while they await
+// their response.
+func keepsParams(method string) bool {
+	switch method {
+	case "session/new", "session/fork", "session/load", "session/resume", "session/close", "session/delete":
+		return true
+	}
+	return false
 }
 
 // conn maps one connection.
@@ -133,7 +145,11 @@ func (c *conn) mapMsg(f *sdk.Frame, m msg) []*draft {
 	switch m.kind {
 	case kindRequest, kindNotification:
 		if m.kind == kindRequest {
-			c.remember(pendKey{f.Dir, m.id}, &pending{method: m.method, session: c.sessionOf(m.params), at: f.At, params: m.params})
+			p := &pending{method: m.method, session: c.sessionOf(m.params), at: f.At}
+			if keepsParams(m.method) {
+				p.params = m.params
+			}
+			c.remember(pendKey{f.Dir, m.id}, p)
 		}
 		return c.request(f, m)
 	default:
@@ -155,7 +171,10 @@ func (c *conn) mapMsg(f *sdk.Frame, m msg) []*draft {
 	}
 }
 
-// remember records a request awaiting its response.
+// remember records a request awaiting its response. order has the keys in
+// the order they were first remembered (the oldest are forgotten first when
+// more than maxPending await), and keys already answered until the next
+// compaction.
 func (c *conn) remember(k pendKey, p *pending) {
 	if _, dup := c.pending[k]; !dup {
 		c.order = append(c.order, k)
@@ -165,7 +184,9 @@ func (c *conn) remember(k pendKey, p *pending) {
 		delete(c.pending, c.order[0])
 		c.order = c.order[1:]
 	}
-	if len(c.order) > 2*maxPending {
+	// Answered keys are dropped from the order once they are half of it,
+	// so that it grows with the requests awaiting a response.
+	if len(c.order) > 2*len(c.pending)+64 {
 		live := c.order[:0]
 		for _, k := range c.order {
 			if _, ok := c.pending[k]; ok {

@@ -147,7 +147,7 @@ func (c *conn) elicitationOutcome(f *sdk.Frame, st *sess, m msg, p *pending) []*
 	key := attKey(m.id)
 	action, _ := str(m.result, "action")
 	if m.kind != kindResult || (action != "accept" && action != "decline") {
-		return c.resolve(st, key, f.At, "dismissed")
+		return answered(st, key, c.resolve(st, key, f.At, "dismissed"))
 	}
 	answer := obj{}
 	if action == "decline" {
@@ -157,7 +157,7 @@ func (c *conn) elicitationOutcome(f *sdk.Frame, st *sess, m msg, p *pending) []*
 	} else {
 		answer["option"] = "accept"
 	}
-	return c.answer(st, key, f, obj{"answer": answer, "via": "oob"})
+	return answered(st, key, c.answer(st, key, f, obj{"answer": answer, "via": "oob"}))
 }
 
 // formValues maps the accepted content to AEP values: select values become

@@ -26,6 +26,9 @@ type draft struct {
 	subjectKey, causeKey, setKey string
 	// causeAlt is the cause when causeKey names no event.
 	causeAlt string
+	// release are keys of ids no later event names: forgotten once this
+	// event is stamped.
+	release []string
 }
 
 // frameRef identifies what the events being stamped came from.
@@ -94,12 +97,15 @@ func (c *conn) stamp(ref *frameRef, drafts []*draft) {
 			ev.Data = data
 		}
 		b, err := json.Marshal(&ev)
+		if err == nil && d.setKey != "" {
+			st.ids[d.setKey] = ev.ID
+		}
+		for _, k := range d.release {
+			delete(st.ids, k)
+		}
 		if err != nil {
 			c.diag(sdk.SeverityError, st.id, "event not encoded", err.Error(), ref.seq)
 			continue
-		}
-		if d.setKey != "" {
-			st.ids[d.setKey] = ev.ID
 		}
 		out := sdk.Output{Kind: sdk.AEPEvent, Session: st.id, JSON: b}
 		if ref.tag == "" {

@@ -53,8 +53,11 @@ func (c *conn) request(f *sdk.Frame, m msg) []*draft {
 			return c.elicitation(f, m)
 		}
 	case "elicitation/complete":
-		if id, ok := str(m.params, "elicitationId"); ok && sid == "" {
-			sid = c.elicit[id]
+		if id, ok := str(m.params, "elicitationId"); ok {
+			if sid == "" {
+				sid = c.elicit[id]
+			}
+			delete(c.elicit, id) // a URL-mode elicitation completes once
 		}
 	}
 	st := c.session(sid)

@@ -51,6 +51,9 @@ func (c *conn) runTerminal(st *sess, run, typ, severity string, data obj, at tim
 	}
 	d := c.newDraft(st, typ, severity)
 	d.run, d.data, d.causeKey = run, data, "run:"+run
+	if run != "" {
+		d.release = []string{"run:" + run} // one terminal per run
+	}
 	return d
 }
 

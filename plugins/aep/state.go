@@ -22,6 +22,7 @@ func (c *conn) state(f *sdk.Frame, st *sess, u obj) []*draft {
 		}
 		if len(st.unbound) > 0 {
 			p := st.unbound[0]
+			st.unbound[0] = nil // the prompt's params are not kept by the array
 			st.unbound = st.unbound[1:]
 			return []*draft{c.runStarted(st, runID(st.epoch, p.rpcID), "user", p, f.At)}
 		}

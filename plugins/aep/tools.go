@@ -41,9 +41,10 @@ func (c *conn) toolUpdate(f *sdk.Frame, st *sess, kind string, u obj) []*draft {
 		return nil
 	}
 	status, _ := str(u, "status")
+	_, done := st.toolsDone[id]
 	t := st.tools[id]
-	firstSight := t == nil && (kind == "tool_call" || c.v2)
-	if t == nil {
+	firstSight := t == nil && !done && (kind == "tool_call" || c.v2)
+	if t == nil && !done {
 		t = &tool{name: toolName(u, ""), at: f.At}
 		st.tools[id] = t
 	}
@@ -54,7 +55,7 @@ func (c *conn) toolUpdate(f *sdk.Frame, st *sess, kind string, u obj) []*draft {
 			return ds
 		}
 	}
-	if t.terminal || !isToolTerminal(status) {
+	if done || !isToolTerminal(status) {
 		d := c.newDraft(st, "x.acp.tool_call.update", "debug")
 		d.subject, d.data = id, obj{}
 		if status != "" {
@@ -62,13 +63,14 @@ func (c *conn) toolUpdate(f *sdk.Frame, st *sess, kind string, u obj) []*draft {
 		}
 		return append(ds, d)
 	}
-	t.terminal = true
+	st.finishTool(id)
 	typ, sev := "tool.completed", "info"
 	if status != "completed" {
 		typ, sev = "tool.failed", "error"
 	}
 	d := c.newDraft(st, typ, sev)
 	d.subject, d.causeKey = id, "tool:"+id
+	d.release = []string{"tool:" + id} // one terminal per tool call
 	d.data = obj{"tool": toolRef(t.name, id)}
 	if _, known := st.ids["tool:"+id]; known || firstSight {
 		if ms := f.At.Sub(t.at).Milliseconds(); ms >= 0 {

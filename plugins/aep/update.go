@@ -86,13 +86,15 @@ func (c *conn) observeReplay(st *sess, kind string, u obj) {
 		if id == "" {
 			return
 		}
-		t := st.tools[id]
-		if t == nil {
-			t = &tool{name: toolName(u, "")}
-			st.tools[id] = t
+		if _, done := st.toolsDone[id]; done {
+			return
 		}
 		if s, _ := str(u, "status"); isToolTerminal(s) {
-			t.terminal = true
+			st.finishTool(id)
+			return
+		}
+		if st.tools[id] == nil {
+			st.tools[id] = &tool{name: toolName(u, "")}
 		}
 	case "compaction_update":
 		if s, _ := str(u, "status"); s == "completed" {
