@@ -33,7 +33,7 @@ type conn struct {
 	schema  *schemaCheck // nil until the first line frame Map checks
 	ord     uint64
 	cur     *sdk.Frame
-	hint    Hint // the current frame's, when a translator made it
+	hint    Hint      // the current frame's, when a translator made it
 	ripe    []ripeEnt // entities due a partial snapshot after the frame
 	out     []sdk.Output
 	done    bool
