@@ -43,7 +43,8 @@ func runRecord(env *Env, args []string) int {
 func passThrough(env *Env, agent []string) int {
 	q := make(chan tee.Item, 1)
 	go func() {
-		for range q {
+		for it := range q {
+			it.Release()
 		}
 	}()
 	code, err := tee.Run(context.Background(), tee.Config{Agent: agent, Stdin: env.Stdin, Stdout: env.Stdout,
@@ -116,7 +117,8 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		fmt.Fprintf(env.Stderr, "acptap: not recording: %s\n", oneLine(err))
 		p = nil
 		go func() {
-			for range queue {
+			for it := range queue {
+				it.Release()
 			}
 		}()
 	}
