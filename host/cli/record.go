@@ -71,7 +71,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	stdin := isolateStdin(env.Stdin)
 	go func() {
 		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: stdin, Stdout: env.Stdout,
-			Stderr: env.Stderr, Queue: queue, Signals: true, OnStart: func(int) { close(agentStarted) }})
+			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) }})
 		teeDone <- teeResult{code, err}
 	}()
 	// Nothing is set up for an agent that could not be started: no wire
