@@ -318,6 +318,28 @@ func BenchmarkCapture(b *testing.B) {
 	b.ReportMetric(float64(r[1])/float64(lines), "dropped-fraction")
 }
 
+// BenchmarkCaptureSplit is the receiving end of capture alone: a Splitter
+// turning 64 KiB chunks of ACP lines back into line items (what the
+// pipeline's capture goroutine does before it encodes them). It reports the
+// cost per line; b.N is the number of chunks.
+func BenchmarkCaptureSplit(b *testing.B) {
+	block := acpBlock()
+	s := NewSplitter(0)
+	lines := 0
+	count := func(it Item) { lines++ }
+	off := 0
+	b.SetBytes(bufSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if off+bufSize > len(block) {
+			off = 0
+		}
+		s.Split(Item{Dir: sdk.A2C, Chunk: &Chunk{Data: block[off : off+bufSize]}}, count)
+		off += bufSize
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(lines), "ns/line")
+}
+
 // BenchmarkTeeLatency measures line round trips to an echo agent spawned directly and to
 // one spawned through the tee, alternating between the two so that both see the same machine
 // state, and reports the added p50/p99 in microseconds.
