@@ -104,7 +104,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
-				BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 			})
 			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)

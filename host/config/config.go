@@ -17,8 +17,13 @@ const (
 	DefaultBatchFrames  = 256
 	DefaultRestartMax   = 3
 	DefaultStallTimeout = 30 * time.Second
-	DefaultRelayQueue   = 10000
-	DefaultRelayFlush   = 2 * time.Second
+	// DefaultCoalesce is how long capture gathers after the first line of a
+	// batch before it writes the wire log and feeds the plugins.
+	DefaultCoalesce = 2 * time.Millisecond
+	// MaxCoalesce bounds tee.coalesce.
+	MaxCoalesce       = time.Second
+	DefaultRelayQueue = 10000
+	DefaultRelayFlush = 2 * time.Second
 )
 
 // Config is acptap's configuration. The koanf tags are the keys of the TOML
@@ -80,6 +85,9 @@ type Tee struct {
 	QueueBytes int `koanf:"queue_bytes"`
 	// BatchFrames is the most frames handed downstream at once.
 	BatchFrames int `koanf:"batch_frames"`
+	// Coalesce is how long capture keeps gathering lines after the first of
+	// a batch before it flushes the wire log and feeds the plugins (0: off).
+	Coalesce time.Duration `koanf:"coalesce"`
 }
 
 // Restart bounds plugin restarts.
@@ -141,7 +149,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"plugin_path":     []string{},
 		"revisions":       revs,
 		"plugins":         map[string]any{},
-		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "queue_bytes": DefaultQueueBytes, "batch_frames": DefaultBatchFrames},
+		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "queue_bytes": DefaultQueueBytes, "batch_frames": DefaultBatchFrames, "coalesce": DefaultCoalesce},
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
@@ -158,7 +166,7 @@ var schema = keys{
 	"plugin_path":     nil,
 	"revisions":       {"*": nil},
 	"plugins":         {"*": {"sha256": nil, "path": nil, "disabled": nil, "config": nil}},
-	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil},
+	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil, "coalesce": nil},
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},

@@ -50,6 +50,9 @@ func (c *Config) Validate() error {
 		bad("tee.batch_frames", "must be between 1 and tee.queue_frames (%d), got %d",
 			c.Tee.QueueFrames, c.Tee.BatchFrames)
 	}
+	if c.Tee.Coalesce < 0 || c.Tee.Coalesce > MaxCoalesce {
+		bad("tee.coalesce", "must be between 0s and %s, got %s", MaxCoalesce, c.Tee.Coalesce)
+	}
 	if c.Restart.Max < 0 {
 		bad("restart.max", "must not be negative, got %d", c.Restart.Max)
 	}

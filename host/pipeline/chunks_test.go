@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -153,5 +154,56 @@ func TestDispatchOwnsLines(t *testing.T) {
 	}
 	if cap(batch[0].Line) != 3 {
 		t.Errorf("a line's capacity reaches its neighbour")
+	}
+}
+
+// TestCoalesceKeepsFrames: with a coalescing window the plugins see the same
+// frames, in the same order, as without (only the batching may differ), and
+// the last batch is not held back when the tee closes the queue.
+func TestCoalesceKeepsFrames(t *testing.T) {
+	var results [][]string
+	for _, window := range []time.Duration{0, 2 * time.Millisecond, time.Hour} {
+		m := &lineMapper{}
+		launch := func(context.Context, string) (*Plugin, error) {
+			return &Plugin{Name: "lines", Mapper: m}, nil
+		}
+		p := New(Options{
+			WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord,
+			Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
+			Launch: launch, Sink: &memSink{}, BatchFrames: 16, StallTimeout: time.Minute, Coalesce: window,
+		})
+		items := make(chan tee.Item, 4)
+		if err := p.Start(context.Background(), items); err != nil {
+			t.Fatal(err)
+		}
+		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n")}}
+		items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}` + "\n")}}
+		for i := range 100 {
+			if i%10 == 0 {
+				runtime.Gosched() // let capture catch up now and then: batches of every size
+			}
+			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`{"i":%d}`+"\n"+`{"j":`, i))}}
+			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`%d}`+"\n", i))}}
+		}
+		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte("last"), EOF: true}}
+		close(items)
+		stats, err := p.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Frames != 203 {
+			t.Errorf("window %s: %d frames captured, want 203", window, stats.Frames)
+		}
+		m.mu.Lock()
+		results = append(results, m.lines)
+		m.mu.Unlock()
+	}
+	for i := 1; i < len(results); i++ {
+		if strings.Join(results[i], "\n") != strings.Join(results[0], "\n") {
+			t.Errorf("the plugin saw other frames with coalescing (%d vs %d lines)", len(results[i]), len(results[0]))
+		}
+	}
+	if len(results[0]) != 203 {
+		t.Errorf("the plugin saw %d lines, want 203", len(results[0]))
 	}
 }

@@ -52,7 +52,11 @@ type Options struct {
 	BatchFrames int
 	// MaxLine bounds a line assembled for capture (0 = tee.DefaultMaxLine);
 	// a longer line is declared as a gap.
-	MaxLine      int
+	MaxLine int
+	// Coalesce is how long capture keeps gathering after the first item of a
+	// batch before it flushes the wire log and dispatches (0 = off: only what
+	// is ready at once). Only the batching changes, not the frames.
+	Coalesce     time.Duration
 	FeederDepth  int
 	MaxRestarts  int
 	StallTimeout time.Duration
@@ -244,7 +248,8 @@ const maxHeldChunks = 8
 
 // capture splits the tee's chunks into lines (tee.Splitter), writes each line
 // and gap to the wire log (scrubbed), then offers them to the feeders;
-// batches are whatever is ready, up to BatchFrames. A chunk is released once
+// batches are whatever is ready, up to BatchFrames, or whatever arrives within
+// Coalesce of the batch's first item. A chunk is released once
 // every line it holds is written and dispatched (dispatch copies the lines a
 // live feeder will keep).
 func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
@@ -272,12 +277,20 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
 			held = append(held, it)
 		}
 	}
+	var window *time.Timer
+	if p.opts.Coalesce > 0 {
+		window = time.NewTimer(p.opts.Coalesce)
+		window.Stop()
+	}
 	for {
 		it, ok := <-items
 		if !ok {
 			break
 		}
 		take(it)
+		if window != nil {
+			window.Reset(p.opts.Coalesce)
+		}
 	more:
 		for len(batch) < p.batchFrames && len(held) < maxHeldChunks {
 			select {
@@ -286,9 +299,24 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
 					break more
 				}
 				take(it)
+				continue
 			default:
+			}
+			if window == nil {
 				break more
 			}
+			select {
+			case it, ok = <-items:
+				if !ok {
+					break more
+				}
+				take(it)
+			case <-window.C:
+				break more
+			}
+		}
+		if window != nil {
+			window.Stop()
 		}
 		p.flushBatch(batch)
 		batch = nil
