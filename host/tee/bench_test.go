@@ -304,6 +304,7 @@ func BenchmarkCapture(b *testing.B) {
 		lines += bytes.Count(ch.buf[:n], []byte("\n"))
 		c.mu.Lock()
 		handed := c.feed(ch, n, time.Now())
+		c.settle()
 		c.mu.Unlock()
 		if handed {
 			ch.unref()

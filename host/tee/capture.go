@@ -30,10 +30,11 @@ type capture struct {
 	bound  *byteBound
 	closed bool
 
-	midLine bool // the last byte forwarded was not an LF
-	lost    Lost // dropped since the last chunk that was queued
-	ended   bool // the direction ended (eof)
-	endSent bool // the receiver was told (an EOF chunk, or nothing was open)
+	midLine bool   // the last byte forwarded was not an LF
+	lost    Lost   // dropped since the last chunk that was queued
+	uncount []byte // a dropped read whose LFs settle counts, after its write
+	ended   bool   // the direction ended (eof)
+	endSent bool   // the receiver was told (an EOF chunk, or nothing was open)
 
 	slab []byte
 }
@@ -44,7 +45,7 @@ func newCapture(dir sdk.Direction, q chan<- Item, bound *byteBound) *capture {
 
 // feed queues the chunk ch read (ch.buf[:n]), received at at. It returns true when ch itself
 // went onto the queue: the caller must then ch.unref() once its write returned and read into
-// a fresh buffer. The caller holds mu.
+// a fresh buffer. After the write the caller calls settle. The caller holds mu.
 func (c *capture) feed(ch *Chunk, n int, at time.Time) (handed bool) {
 	if c.closed || c.q == nil {
 		return false
@@ -83,11 +84,22 @@ func (c *capture) feed(ch *Chunk, n int, at time.Time) (handed bool) {
 	}
 }
 
-// drop counts a chunk that did not fit.
+// drop counts a chunk that did not fit; its LFs are counted by settle, once
+// it was written.
 func (c *capture) drop(data []byte, endLF bool) {
 	c.lost.Bytes += uint64(len(data))
-	c.lost.LFs += uint64(bytes.Count(data, []byte{'\n'}))
 	c.lost.EndLF = endLF
+	c.uncount = data
+}
+
+// settle finishes counting a dropped read. The copier calls it after the
+// write, before it reads again (the read buffer is still the chunk's). The
+// caller holds mu.
+func (c *capture) settle() {
+	if c.uncount != nil {
+		c.lost.LFs += uint64(bytes.Count(c.uncount, []byte{'\n'}))
+		c.uncount = nil
+	}
 }
 
 // full is a cheap look before preparing a chunk that would not fit anyway.

@@ -29,6 +29,7 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			c.mu.Lock()
 			handed := c.feed(ch, n, at)
 			_, werr := dst.Write(ch.buf[:n])
+			c.settle()
 			c.mu.Unlock()
 			if handed {
 				ch.unref()
