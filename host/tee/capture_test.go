@@ -193,6 +193,7 @@ func TestCaptureDroppedChunks(t *testing.T) {
 		{"ends right after LF", []string{"a", "a\n", "bb\n"}, []int{1}, "gap 1/2 capture queue full|bb|"},
 		{"only an LF", []string{"aa", "\n", "bb\n"}, []int{1}, "gap 1/2 capture queue full|bb|"},
 		{"two in a row", []string{"x\na", "aa", "a\nb", "b\n", "y\n"}, []int{1, 2}, "x|gap 2/6 capture queue full|y|"},
+		{"a queued read inside a lost line", []string{"x\na", "b", "c", "d\ne", "f\n", "y\n"}, []int{1, 3}, "x|gap 2/6 capture queue full|y|"},
 		{"inside UTF-8", []string{"é\n\xe2", "\x82", "\xac€\n", "ok\n"}, []int{1}, "é|gap 1/6 capture queue full|ok|"},
 		{"lost line runs to EOF", []string{"ok\nlo", "st", " still"}, []int{1}, "ok|gap 1/10 capture queue full|"},
 		{"last read dropped", []string{"ok\n", "tail"}, []int{1}, "ok|gap 1/4 capture queue full|"},
