@@ -43,7 +43,8 @@ func runRecord(env *Env, args []string) int {
 func passThrough(env *Env, agent []string) int {
 	q := make(chan tee.Item, 1)
 	go func() {
-		for range q {
+		for it := range q {
+			it.Release()
 		}
 	}()
 	code, err := tee.Run(context.Background(), tee.Config{Agent: agent, Stdin: env.Stdin, Stdout: env.Stdout,
@@ -70,7 +71,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	stdin := isolateStdin(env.Stdin)
 	go func() {
 		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: stdin, Stdout: env.Stdout,
-			Stderr: env.Stderr, Queue: queue, Signals: true, OnStart: func(int) { close(agentStarted) }})
+			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) }})
 		teeDone <- teeResult{code, err}
 	}()
 	// Nothing is set up for an agent that could not be started: no wire
@@ -103,7 +104,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
-				BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 			})
 			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
@@ -116,7 +117,8 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		fmt.Fprintf(env.Stderr, "acptap: not recording: %s\n", oneLine(err))
 		p = nil
 		go func() {
-			for range queue {
+			for it := range queue {
+				it.Release()
 			}
 		}()
 	}

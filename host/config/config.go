@@ -11,11 +11,19 @@ const (
 	DefaultSchemaRevision = "2.0.0-alpha.9"
 	DefaultLogLevel       = "info"
 	DefaultQueueFrames    = 65536
-	DefaultBatchFrames    = 256
-	DefaultRestartMax     = 3
-	DefaultStallTimeout   = 30 * time.Second
-	DefaultRelayQueue     = 10000
-	DefaultRelayFlush     = 2 * time.Second
+	DefaultQueueBytes     = 16 << 20
+	// MinQueueBytes is the smallest tee.queue_bytes: one read of the tee.
+	MinQueueBytes       = 64 << 10
+	DefaultBatchFrames  = 256
+	DefaultRestartMax   = 3
+	DefaultStallTimeout = 30 * time.Second
+	// DefaultCoalesce is how long capture gathers after the first line of a
+	// batch before it writes the wire log and feeds the plugins.
+	DefaultCoalesce = 2 * time.Millisecond
+	// MaxCoalesce bounds tee.coalesce.
+	MaxCoalesce       = time.Second
+	DefaultRelayQueue = 10000
+	DefaultRelayFlush = 2 * time.Second
 )
 
 // Config is acptap's configuration. The koanf tags are the keys of the TOML
@@ -69,11 +77,17 @@ type PluginConfig struct {
 
 // Tee sizes the tee's capture queue.
 type Tee struct {
-	// QueueFrames is how many frames may wait for capture before the tee
-	// declares a gap instead of waiting.
+	// QueueFrames is how many items (one per read the tee forwarded) may
+	// wait for capture before the tee declares a gap instead of waiting.
 	QueueFrames int `koanf:"queue_frames"`
+	// QueueBytes bounds the bytes waiting for capture (both directions):
+	// when they would exceed it, the tee declares a gap instead of waiting.
+	QueueBytes int `koanf:"queue_bytes"`
 	// BatchFrames is the most frames handed downstream at once.
 	BatchFrames int `koanf:"batch_frames"`
+	// Coalesce is how long capture keeps gathering lines after the first of
+	// a batch before it flushes the wire log and feeds the plugins (0: off).
+	Coalesce time.Duration `koanf:"coalesce"`
 }
 
 // Restart bounds plugin restarts.
@@ -135,7 +149,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"plugin_path":     []string{},
 		"revisions":       revs,
 		"plugins":         map[string]any{},
-		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "batch_frames": DefaultBatchFrames},
+		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "queue_bytes": DefaultQueueBytes, "batch_frames": DefaultBatchFrames, "coalesce": DefaultCoalesce},
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
@@ -152,7 +166,7 @@ var schema = keys{
 	"plugin_path":     nil,
 	"revisions":       {"*": nil},
 	"plugins":         {"*": {"sha256": nil, "path": nil, "disabled": nil, "config": nil}},
-	"tee":             {"queue_frames": nil, "batch_frames": nil},
+	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil, "coalesce": nil},
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},

@@ -45,7 +45,7 @@ func TestLoadDefaults(t *testing.T) {
 		Revisions: map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"acpv1", "aep"},
 			"acp-v1-log": {"acpv1", "aep"}},
 		Plugins:        map[string]PluginConfig{},
-		Tee:            Tee{QueueFrames: 65536, BatchFrames: 256},
+		Tee:            Tee{QueueFrames: 65536, QueueBytes: 16 << 20, BatchFrames: 256, Coalesce: 2 * time.Millisecond},
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
@@ -87,7 +87,9 @@ level = "debug"
 file = "/file/log"
 [tee]
 queue_frames = 100
+queue_bytes = 1048576
 batch_frames = 10
+coalesce = "5ms"
 [restart]
 max = 5
 stall_timeout = "1m30s"
@@ -123,7 +125,7 @@ stall_timeout = "1m30s"
 		if got := l.want(c); got != want[i] {
 			t.Errorf("%s: got %q, want %q", l.name, got, want[i])
 		}
-		if c.Tee != (Tee{100, 10}) || c.Restart != (Restart{5, 90 * time.Second}) {
+		if c.Tee != (Tee{QueueFrames: 100, QueueBytes: 1 << 20, BatchFrames: 10, Coalesce: 5 * time.Millisecond}) || c.Restart != (Restart{5, 90 * time.Second}) {
 			t.Errorf("%s: tee %+v restart %+v lost from the file", l.name, c.Tee, c.Restart)
 		}
 	}
@@ -179,6 +181,7 @@ func TestFileSyntaxAndTypeErrors(t *testing.T) {
 		"store = ":                              "c.toml:1:",
 		"[tee]\nqueue_frames = \"many\"":        `config: tee.queue_frames: "many" is not an integer`,
 		"[tee]\nqueue_frames = 1.5":             "config: tee.queue_frames: 1.5 is not an integer",
+		"[tee]\nqueue_bytes = \"16MiB\"":        `config: tee.queue_bytes: "16MiB" is not an integer`,
 		"[plugins.x]\ndisabled = \"yes\"":       `config: plugins.x.disabled: "yes" is not a boolean`,
 		"plugin_path = \"/a\"":                  "config: plugin_path: source data must be an array",
 		"[plugins.\"a b\"]\ndisabled = \"no!\"": `config: plugins."a b".disabled: "no!" is not a boolean`,
@@ -199,6 +202,8 @@ func TestEnvironment(t *testing.T) {
 		"ACPTAP_LOG_STDERR=true",
 		"ACPTAP_PLUGIN_PATH=/a:/b",
 		"ACPTAP_TEE_QUEUE_FRAMES=10",
+		"ACPTAP_TEE_QUEUE_BYTES=131072",
+		"ACPTAP_TEE_COALESCE=0s",
 		"ACPTAP_TEE__BATCH_FRAMES=5",
 		"ACPTAP_RESTART_MAX=0",
 		"ACPTAP_RESTART_STALL_TIMEOUT=0s",
@@ -221,7 +226,7 @@ func TestEnvironment(t *testing.T) {
 	if diff := cmp.Diff([]string{"/a", "/b"}, c.PluginPath); diff != "" {
 		t.Errorf("plugin_path (-want +got):\n%s", diff)
 	}
-	if c.Tee != (Tee{10, 5}) || c.Restart != (Restart{}) {
+	if c.Tee != (Tee{QueueFrames: 10, QueueBytes: 131072, BatchFrames: 5, Coalesce: 0}) || c.Restart != (Restart{}) {
 		t.Errorf("tee %+v, restart %+v", c.Tee, c.Restart)
 	}
 	wantPlugins := map[string]PluginConfig{

@@ -43,9 +43,15 @@ func (c *Config) Validate() error {
 	if c.Tee.QueueFrames < 1 {
 		bad("tee.queue_frames", "must be at least 1, got %d", c.Tee.QueueFrames)
 	}
+	if c.Tee.QueueBytes < MinQueueBytes {
+		bad("tee.queue_bytes", "must be at least %d (one read), got %d", MinQueueBytes, c.Tee.QueueBytes)
+	}
 	if c.Tee.BatchFrames < 1 || c.Tee.BatchFrames > max(c.Tee.QueueFrames, 1) {
 		bad("tee.batch_frames", "must be between 1 and tee.queue_frames (%d), got %d",
 			c.Tee.QueueFrames, c.Tee.BatchFrames)
+	}
+	if c.Tee.Coalesce < 0 || c.Tee.Coalesce > MaxCoalesce {
+		bad("tee.coalesce", "must be between 0s and %s, got %s", MaxCoalesce, c.Tee.Coalesce)
 	}
 	if c.Restart.Max < 0 {
 		bad("restart.max", "must not be negative, got %d", c.Restart.Max)

@@ -47,9 +47,16 @@ type Options struct {
 	Sink          Sink
 	// Sessions answers what the store knows of a session (live mode), and
 	// gives prior stream lines (both modes). Nil: nothing is known.
-	Sessions     SessionStore
-	Logger       hclog.Logger
-	BatchFrames  int
+	Sessions    SessionStore
+	Logger      hclog.Logger
+	BatchFrames int
+	// MaxLine bounds a line assembled for capture (0 = tee.DefaultMaxLine);
+	// a longer line is declared as a gap.
+	MaxLine int
+	// Coalesce is how long capture keeps gathering after the first item of a
+	// batch before it flushes the wire log and dispatches (0 = off: only what
+	// is ready at once). Only the batching changes, not the frames.
+	Coalesce     time.Duration
 	FeederDepth  int
 	MaxRestarts  int
 	StallTimeout time.Duration
@@ -169,9 +176,18 @@ func (p *Pipeline) attach(ctx context.Context) {
 	}
 }
 
-// dispatch offers a batch to every live feeder without ever blocking.
-// Called with p.mu held.
+// dispatch offers a batch to every live feeder without ever blocking; the
+// feeders get their own copy of the lines (capture's may alias the tee's
+// buffers). Called with p.mu held.
 func (p *Pipeline) dispatch(batch []wire.Entry) {
+	live := false
+	for _, f := range p.feeders {
+		live = live || !f.behind.Load()
+	}
+	if !live {
+		return
+	}
+	ownLines(batch)
 	for _, f := range p.feeders {
 		if f.behind.Load() {
 			continue
@@ -180,6 +196,22 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 		case f.live <- batch:
 		default:
 			f.behind.Store(true)
+		}
+	}
+}
+
+// ownLines gives the batch's lines one new buffer of their own.
+func ownLines(batch []wire.Entry) {
+	n := 0
+	for i := range batch {
+		n += len(batch[i].Line)
+	}
+	buf := make([]byte, 0, n)
+	for i := range batch {
+		if l := batch[i].Line; l != nil {
+			s := len(buf)
+			buf = append(buf, l...)
+			batch[i].Line = buf[s:len(buf):len(buf)]
 		}
 	}
 }
@@ -209,39 +241,92 @@ func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
 	return nil
 }
 
-// capture writes each item to the wire log (scrubbed), then offers it to
-// the feeders; batches are whatever is ready, up to BatchFrames.
+// maxHeldChunks bounds the chunks capture holds before it flushes the batch
+// and releases them, so a long line does not keep the tee's buffers (and its
+// queue's byte bound) while it is assembled.
+const maxHeldChunks = 8
+
+// capture splits the tee's chunks into lines (tee.Splitter), writes each line
+// and gap to the wire log (scrubbed), then offers them to the feeders;
+// batches are whatever is ready, up to BatchFrames, or whatever arrives within
+// Coalesce of the batch's first item. A chunk is released once
+// every line it holds is written and dispatched (dispatch copies the lines a
+// live feeder will keep).
 func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
 	defer close(p.captureDone)
+	split := tee.NewSplitter(p.opts.MaxLine)
+	var batch []wire.Entry
+	var held []tee.Item // chunks whose bytes the batch may alias
+	emit := func(it tee.Item) {
+		batch = p.appendItem(ctx, batch, it)
+		if len(batch) >= p.batchFrames {
+			p.flushBatch(batch)
+			batch = nil
+		}
+	}
+	release := func() {
+		for i := range held {
+			held[i].Release()
+			held[i] = tee.Item{}
+		}
+		held = held[:0]
+	}
+	take := func(it tee.Item) {
+		split.Split(it, emit)
+		if it.Chunk != nil {
+			held = append(held, it)
+		}
+	}
+	var window *time.Timer
+	if p.opts.Coalesce > 0 {
+		window = time.NewTimer(p.opts.Coalesce)
+		window.Stop()
+	}
 	for {
 		it, ok := <-items
 		if !ok {
 			break
 		}
-		batch := make([]wire.Entry, 0, 16)
-		batch = p.appendItem(ctx, batch, it)
+		take(it)
+		if window != nil {
+			window.Reset(p.opts.Coalesce)
+		}
 	more:
-		for len(batch) < p.batchFrames {
+		for len(batch) < p.batchFrames && len(held) < maxHeldChunks {
 			select {
 			case it, ok = <-items:
 				if !ok {
 					break more
 				}
-				batch = p.appendItem(ctx, batch, it)
+				take(it)
+				continue
 			default:
+			}
+			if window == nil {
+				break more
+			}
+			select {
+			case it, ok = <-items:
+				if !ok {
+					break more
+				}
+				take(it)
+			case <-window.C:
 				break more
 			}
 		}
-		p.mu.Lock()
-		if err := p.wire.Flush(); err != nil {
-			p.log.Error("flush wire log", "error", err)
+		if window != nil {
+			window.Stop()
 		}
-		p.dispatch(batch)
-		p.mu.Unlock()
+		p.flushBatch(batch)
+		batch = nil
+		release()
 		if !ok {
 			break
 		}
 	}
+	split.End(time.Now(), emit)
+	p.flushBatch(batch)
 	p.mu.Lock()
 	if !p.det.done {
 		p.det.end()
@@ -250,6 +335,19 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
 	if err := p.wire.Flush(); err != nil {
 		p.log.Error("flush wire log", "error", err)
 	}
+	p.mu.Unlock()
+}
+
+// flushBatch flushes the wire log and offers the batch to the feeders.
+func (p *Pipeline) flushBatch(batch []wire.Entry) {
+	if len(batch) == 0 {
+		return
+	}
+	p.mu.Lock()
+	if err := p.wire.Flush(); err != nil {
+		p.log.Error("flush wire log", "error", err)
+	}
+	p.dispatch(batch)
 	p.mu.Unlock()
 }
 

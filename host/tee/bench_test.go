@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acptap/acptap/sdk"
 )
 
 // Benchmark knobs (environment):
@@ -71,18 +73,25 @@ func readN(r io.Reader, n int64) error {
 	return nil
 }
 
-// counter drains a capture queue like the pipeline would, counting.
+// counter drains a capture queue like the pipeline would (splitting the
+// chunks into lines), counting lines and dropped lines.
 func counter(q <-chan Item) <-chan [2]uint64 {
 	done := make(chan [2]uint64, 1)
 	go func() {
 		var n, d uint64
-		for it := range q {
+		count := func(it Item) {
 			if it.Gap != nil {
 				d += it.Gap.Frames
 			} else {
 				n++
 			}
 		}
+		s := NewSplitter(0)
+		for it := range q {
+			s.Split(it, count)
+			it.Release()
+		}
+		s.End(time.Now(), count)
 		done <- [2]uint64{n, d}
 	}()
 	return done
@@ -271,29 +280,36 @@ func waitAll(b *testing.B, cmds ...*exec.Cmd) {
 }
 
 // BenchmarkCapture is the copy path without processes: 64 KiB chunks of ACP
-// lines fed to a capture whose queue a goroutine drains, as copyLines does
-// after each forwarded read. It reports the cost per line and the fraction
-// of lines dropped; b.N is the number of chunks (run it with -benchtime=20000x
-// or more, not 1x).
+// lines handed to a capture whose queue a goroutine drains (splitting the
+// chunks into lines, as the pipeline does), as copyLines does before each
+// forwarded write; the chunk is copied into the read buffer first, as the
+// read would. It reports the cost per line and the fraction of lines dropped;
+// b.N is the number of chunks (run it with -benchtime=20000x or more, not 1x).
 func BenchmarkCapture(b *testing.B) {
 	block := acpBlock()
 	q := make(chan Item, 65536)
 	counted := counter(q)
-	c := newCapture(0, q, DefaultMaxLine)
+	c := newCapture(sdk.C2A, q, &byteBound{limit: DefaultQueueBytes})
 	lines := 0
 	off := 0
+	ch := getBuf()
 	b.SetBytes(bufSize)
 	b.ReportAllocs()
 	for b.Loop() {
 		if off+bufSize > len(block) {
 			off = 0
 		}
-		chunk := block[off : off+bufSize]
+		n := copy(ch.buf, block[off:off+bufSize])
 		off += bufSize
-		lines += bytes.Count(chunk, []byte("\n"))
+		lines += bytes.Count(ch.buf[:n], []byte("\n"))
 		c.mu.Lock()
-		c.feed(chunk, time.Now())
+		handed := c.feed(ch, n, time.Now())
+		c.settle()
 		c.mu.Unlock()
+		if handed {
+			ch.unref()
+			ch = getBuf()
+		}
 	}
 	b.StopTimer()
 	c.finish(nil)
@@ -301,6 +317,28 @@ func BenchmarkCapture(b *testing.B) {
 	r := <-counted
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(lines), "ns/line")
 	b.ReportMetric(float64(r[1])/float64(lines), "dropped-fraction")
+}
+
+// BenchmarkCaptureSplit is the receiving end of capture alone: a Splitter
+// turning 64 KiB chunks of ACP lines back into line items (what the
+// pipeline's capture goroutine does before it encodes them). It reports the
+// cost per line; b.N is the number of chunks.
+func BenchmarkCaptureSplit(b *testing.B) {
+	block := acpBlock()
+	s := NewSplitter(0)
+	lines := 0
+	count := func(it Item) { lines++ }
+	off := 0
+	b.SetBytes(bufSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if off+bufSize > len(block) {
+			off = 0
+		}
+		s.Split(Item{Dir: sdk.A2C, Chunk: &Chunk{Data: block[off : off+bufSize]}}, count)
+		off += bufSize
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(lines), "ns/line")
 }
 
 // BenchmarkTeeLatency measures line round trips to an echo agent spawned directly and to
@@ -328,7 +366,8 @@ func BenchmarkTeeLatency(b *testing.B) {
 		edOutR, edOutW, _ := os.Pipe()
 		q := make(chan Item, 4096)
 		go func() {
-			for range q {
+			for it := range q {
+				it.Release()
 			}
 		}()
 		wait := runAsync(Config{Agent: argv, Env: env, Stdin: edInR, Stdout: edOutW, Stderr: os.Stderr, Queue: q})

@@ -2,7 +2,6 @@ package tee
 
 import (
 	"bytes"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,180 +14,140 @@ const (
 	ReasonTooLong   = "line exceeds capture limit"
 )
 
-const (
-	slabSize  = 64 << 10 // short line copies are carved out of slabs of this size
-	slabLine  = 4 << 10  // lines longer than this get their own allocation
-	keepSpare = 1 << 20  // a dropped partial-line buffer up to this size is reused
-)
+// slabSize: short reads are copied into slabs of this size.
+const slabSize = 64 << 10
 
-// capture turns the chunks of one direction into line Items on the queue. It runs on the copy
-// path after the chunk was forwarded, so it never blocks: a full queue means the line is
-// dropped and counted into a pending gap, delivered before the next line that fits.
-// The copier holds mu while it writes and scans a chunk; finish takes it to end the direction.
+// capture hands the chunks of one direction to the queue. It runs on the copy path just
+// before the chunk is forwarded and never blocks: when the queue is full (in items or in
+// bytes) the chunk is dropped, and its bytes and LFs are counted as Lost on the next chunk
+// that fits. It does not look for line ends (the receiver splits, see Splitter); it only
+// notes whether the last byte forwarded was an LF, to know at EOF whether a line is open.
+// The copier holds mu while it queues and writes a chunk; finish takes it to end the direction.
 type capture struct {
-	mu      sync.Mutex
-	dir     sdk.Direction
-	q       chan<- Item
-	maxLine int
-	closed  bool
+	mu     sync.Mutex
+	dir    sdk.Direction
+	q      chan<- Item
+	bound  *byteBound
+	closed bool
 
-	open bool   // some bytes of a line were seen since the last LF
-	n    int    // length of that line so far
-	part []byte // its bytes, while n <= maxLine
+	midLine bool   // the last byte forwarded was not an LF
+	lost    Lost   // dropped since the last chunk that was queued
+	uncount []byte // a dropped read whose LFs settle counts, after its write
+	ended   bool   // the direction ended (eof)
+	endSent bool   // the receiver was told (an EOF chunk, or nothing was open)
 
-	gap  Gap // dropped and not yet declared
 	slab []byte
 }
 
-func newCapture(dir sdk.Direction, q chan<- Item, maxLine int) *capture {
-	return &capture{dir: dir, q: q, maxLine: maxLine}
+func newCapture(dir sdk.Direction, q chan<- Item, bound *byteBound) *capture {
+	return &capture{dir: dir, q: q, bound: bound}
 }
 
-// feed scans one forwarded chunk for LFs. The caller holds mu.
-func (c *capture) feed(chunk []byte, at time.Time) {
+// feed queues the chunk ch read (ch.buf[:n]), received at at. It returns true when ch itself
+// went onto the queue: the caller must then ch.unref() once its write returned and read into
+// a fresh buffer. After the write the caller calls settle. The caller holds mu.
+func (c *capture) feed(ch *Chunk, n int, at time.Time) (handed bool) {
 	if c.closed || c.q == nil {
-		return
+		return false
 	}
-	for len(chunk) > 0 {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			c.extend(chunk)
-			return
-		}
-		if c.open {
-			c.extend(chunk[:i])
-			c.endPartial(at, false)
-		} else {
-			c.emitShort(chunk[:i], at)
-		}
-		chunk = chunk[i+1:]
+	data := ch.buf[:n]
+	endLF := data[n-1] == '\n'
+	c.midLine = !endLF
+	size := int64(n)
+	if n >= copyBelow {
+		size = int64(len(ch.buf))
 	}
-}
-
-// eof ends the direction's stream: a line without LF is delivered with NoLF. Caller holds mu.
-func (c *capture) eof(at time.Time) {
-	if !c.closed && c.q != nil && c.open {
-		c.endPartial(at, true)
+	if c.full() || !c.bound.take(size) {
+		c.drop(data, endLF)
+		return false
 	}
-}
-
-// extend appends to the line in progress; past maxLine it only counts.
-func (c *capture) extend(b []byte) {
-	c.open = true
-	c.n += len(b)
-	if c.n > c.maxLine {
-		c.part = nil
-		return
-	}
-	c.part = append(c.part, b...)
-}
-
-// endPartial delivers the line assembled across chunks; the receiver gets its buffer.
-func (c *capture) endPartial(at time.Time, noLF bool) {
-	line, n := c.part, c.n
-	c.open, c.n = false, 0
-	if n > c.maxLine {
-		c.part = nil
-		c.drop(ReasonTooLong, n, at)
-		return
-	}
-	if c.send(Item{Dir: c.dir, At: at, Line: line, NoLF: noLF}) {
-		c.part = nil
-		return
-	}
-	if cap(line) <= keepSpare {
-		c.part = line[:0]
+	it := ch
+	if n < copyBelow {
+		it = &Chunk{Data: c.copyOf(data)}
 	} else {
-		c.part = nil
+		ch.Data = data
+		ch.refs.Store(2)
 	}
-}
-
-// emitShort delivers a line that lies whole inside one chunk (a copy: the chunk is reused).
-func (c *capture) emitShort(line []byte, at time.Time) {
-	if len(line) > c.maxLine {
-		c.drop(ReasonTooLong, len(line), at)
-		return
-	}
-	if !c.flushGap(at) || c.full() {
-		c.drop(ReasonQueueFull, len(line), at)
-		return
-	}
-	if !c.trySend(Item{Dir: c.dir, At: at, Line: c.copyOf(line)}) {
-		c.drop(ReasonQueueFull, len(line), at)
-	}
-}
-
-// send declares any pending gap, then the item; false (and counted) when either does not fit.
-func (c *capture) send(it Item) bool {
-	if c.flushGap(it.At) && c.trySend(it) {
-		return true
-	}
-	c.drop(ReasonQueueFull, len(it.Line), it.At)
-	return false
-}
-
-func (c *capture) trySend(it Item) bool {
+	it.Lost, it.size, it.bound = c.lost, size, c.bound
 	select {
-	case c.q <- it:
-		return true
+	case c.q <- Item{Dir: c.dir, At: at, Chunk: it}:
+		c.lost = Lost{}
+		return it == ch
 	default:
+		c.bound.used.Add(-size)
+		if it == ch {
+			ch.Data, ch.Lost, ch.bound = nil, Lost{}, nil
+			ch.refs.Store(1)
+		}
+		c.drop(data, endLF)
 		return false
 	}
 }
 
-// full is a cheap look before copying a line that would not fit anyway.
+// drop counts a chunk that did not fit; its LFs are counted by settle, once
+// it was written.
+func (c *capture) drop(data []byte, endLF bool) {
+	c.lost.Bytes += uint64(len(data))
+	c.lost.EndLF = endLF
+	c.uncount = data
+}
+
+// settle finishes counting a dropped read. The copier calls it after the
+// write, before it reads again (the read buffer is still the chunk's). The
+// caller holds mu.
+func (c *capture) settle() {
+	if c.uncount != nil {
+		c.lost.LFs += uint64(bytes.Count(c.uncount, []byte{'\n'}))
+		c.uncount = nil
+	}
+}
+
+// full is a cheap look before preparing a chunk that would not fit anyway.
 func (c *capture) full() bool { return cap(c.q) > 0 && len(c.q) == cap(c.q) }
 
-// flushGap tries to declare the pending gap; true when nothing is pending any more.
-func (c *capture) flushGap(at time.Time) bool {
-	if c.gap.Frames == 0 {
-		return true
-	}
-	g := c.gap
-	if !c.trySend(Item{Dir: c.dir, At: at, Gap: &g}) {
-		return false
-	}
-	c.gap = Gap{}
-	return true
+// pending says whether the receiver still has to hear of this direction's end.
+func (c *capture) pending() bool {
+	return c.lost.Bytes > 0 || (c.ended && !c.endSent)
 }
 
-// drop counts one unobserved line into the pending gap.
-func (c *capture) drop(reason string, n int, at time.Time) {
-	if c.gap.Frames > 0 && c.gap.Reason != reason {
-		c.flushGap(at) // keep reasons apart when we can
+// eof ends the direction's stream. If a line is open or bytes were lost, the receiver is
+// told with an EOF chunk (which also carries the lost bytes); if that does not fit now, finish
+// delivers it. The caller holds mu.
+func (c *capture) eof(at time.Time) {
+	if c.closed || c.q == nil || c.ended {
+		return
 	}
-	switch {
-	case c.gap.Frames == 0:
-		c.gap.Reason = reason
-	case !strings.Contains(c.gap.Reason, reason):
-		c.gap.Reason += "; " + reason
+	c.ended = true
+	if !c.midLine && c.lost.Bytes == 0 {
+		c.endSent = true
+		return
 	}
-	c.gap.Frames++
-	c.gap.Bytes += uint64(n)
-	if reason != ReasonQueueFull {
-		c.flushGap(at)
+	c.trySendEnd(at)
+}
+
+func (c *capture) trySendEnd(at time.Time) {
+	select {
+	case c.q <- Item{Dir: c.dir, At: at, Chunk: &Chunk{Lost: c.lost, EOF: true}}:
+		c.lost, c.endSent = Lost{}, true
+	default:
 	}
 }
 
-// copyOf returns an owned copy of a short line, carved from a slab (capacity-limited, so a
-// receiver's append cannot reach its neighbour).
-func (c *capture) copyOf(line []byte) []byte {
-	if len(line) > slabLine {
-		return bytes.Clone(line)
-	}
-	if cap(c.slab)-len(c.slab) < len(line) {
+// copyOf returns a copy of a short read, carved from a slab (capacity-limited).
+func (c *capture) copyOf(b []byte) []byte {
+	if cap(c.slab)-len(c.slab) < len(b) {
 		c.slab = make([]byte, 0, slabSize)
 	}
 	s := len(c.slab)
-	c.slab = append(c.slab, line...)
+	c.slab = append(c.slab, b...)
 	return c.slab[s:len(c.slab):len(c.slab)]
 }
 
-// finish ends capture for this direction: a line in progress is delivered with NoLF, the
-// pending gap is delivered with a send bounded by done (copying is over, so waiting here
-// holds up nothing but acptap's exit). It returns a gap that could not be delivered, or nil.
-// No item is sent after finish.
-func (c *capture) finish(done <-chan struct{}) *Gap {
+// finish ends capture for this direction: the end of the stream (with what was lost since
+// the last queued chunk) is delivered with a send bounded by done (copying is over, so
+// waiting here holds up nothing but acptap's exit). It returns what could not be delivered
+// (the bytes lost, and whether a line was open), or nil. No item is sent after finish.
+func (c *capture) finish(done <-chan struct{}) *Lost {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.q == nil {
@@ -196,17 +155,19 @@ func (c *capture) finish(done <-chan struct{}) *Gap {
 		return nil
 	}
 	now := time.Now()
-	c.eof(now)
+	if !c.ended {
+		c.eof(now)
+	}
 	c.closed = true
-	if c.gap.Frames == 0 {
+	if !c.pending() {
 		return nil
 	}
-	g := c.gap
+	l := c.lost
 	select {
-	case c.q <- Item{Dir: c.dir, At: now, Gap: &g}:
-		c.gap = Gap{}
+	case c.q <- Item{Dir: c.dir, At: now, Chunk: &Chunk{Lost: l, EOF: true}}:
+		c.lost, c.endSent = Lost{}, true
 		return nil
 	case <-done:
 	}
-	return &g
+	return &l
 }

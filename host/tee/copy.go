@@ -10,24 +10,31 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = 64 << 10
 
-// copyLines forwards src to dst chunk by chunk and hands the bytes to c.
+// copyLines forwards src to dst chunk by chunk and hands each chunk to c.
 // Each chunk is written as soon as Read returns it (a partial line is not held back). Just
-// before the write, the chunk's complete lines are copied onto the capture queue, which never
-// blocks: so a line is always captured before the peer can have seen it, and the wire log's
-// order is causal (a reply is never logged before the request it answers, even though the two
-// directions are copied by different goroutines). The receipt time is taken right after Read
-// returns. c.mu is held across the scan and the write, so when finish takes it, every chunk
-// that was forwarded has also been scanned.
+// before the write, the chunk is put on the capture queue, which never blocks: so a line is
+// always queued for capture before the peer can have seen it, and the wire log's order is
+// causal (a reply is never logged before the request it answers, even though the two
+// directions are copied by different goroutines). A long read is queued as the read buffer
+// itself, not a copy: the receiver and this write share it, and the copier reads the next
+// chunk into another buffer. The receipt time is taken right after Read returns. c.mu is held
+// across the queueing and the write, so when finish takes it, every chunk that was forwarded
+// has also been queued or counted as lost.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
-	buf := make([]byte, bufSize)
+	ch := getBuf()
 	for {
-		n, rerr := src.Read(buf)
+		n, rerr := src.Read(ch.buf)
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
-			c.feed(buf[:n], at)
-			_, werr := dst.Write(buf[:n])
+			handed := c.feed(ch, n, at)
+			_, werr := dst.Write(ch.buf[:n])
+			c.settle()
 			c.mu.Unlock()
+			if handed {
+				ch.unref()
+				ch = getBuf()
+			}
 			if werr != nil {
 				return fmt.Errorf("write: %w", werr)
 			}

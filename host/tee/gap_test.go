@@ -28,9 +28,7 @@ func TestQueueFullDeclaresGaps(t *testing.T) {
 	go func() {
 		<-gate // capture is stuck until every line went both ways
 		var all []Item
-		for it := range q {
-			all = append(all, it)
-		}
+		splitEach(q, 0, func(it Item) { all = append(all, it) })
 		items <- all
 	}()
 	argv, env := helperAgent("echo")

@@ -45,6 +45,13 @@ func helperMain(mode string) int {
 		os.Stderr.Write(stderrPayload)
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
+	case "digest": // reads stdin to EOF, then writes its sha256 (hex) and an LF
+		h := sha256.New()
+		if _, err := io.Copy(h, os.Stdin); err != nil {
+			return 1
+		}
+		fmt.Printf("%x\n", h.Sum(nil))
+		return 0
 	case "untileof": // exits only once its stdin is closed
 		io.Copy(io.Discard, os.Stdin)
 		os.Stdout.WriteString("got eof\n")
@@ -110,7 +117,8 @@ func helperEchoGen() int {
 func helperTee() int {
 	q := make(chan Item, 64)
 	go func() {
-		for range q {
+		for it := range q {
+			it.Release()
 		}
 	}()
 	code, err := Run(context.Background(), Config{

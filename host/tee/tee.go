@@ -20,8 +20,9 @@ const ExitCannotStart = 127
 
 // Defaults for the zero values of Config.
 const (
-	// DefaultMaxLine bounds one line copy for capture; a longer line is still forwarded whole
-	// and declared as a gap (ReasonTooLong), so a runaway line cannot exhaust memory.
+	// DefaultMaxLine bounds one line assembled for capture (by a Splitter); a longer line is
+	// still forwarded whole and declared as a gap (ReasonTooLong), so a runaway line cannot
+	// exhaust memory.
 	DefaultMaxLine = 256 << 20
 	// DefaultDrainTimeout bounds how long Run keeps reading the agent's stdout after the agent
 	// exited, when a descendant still holds it open.
@@ -31,20 +32,26 @@ const (
 // finalGapWait bounds the blocking send of the last pending gap at the end of Run.
 var finalGapWait = 5 * time.Second
 
-// Item is what the copy path hands to capture: a line or a gap.
+// Item is what capture receives: a line, a gap, or a chunk. The tee queues chunks only (one
+// per read, in each direction's order); a Splitter turns them into lines and gaps, which is
+// what the rest of the host (and convert, which makes items itself) deals in.
 type Item struct {
 	Dir  sdk.Direction // sdk.C2A (editor → agent stdin) or sdk.A2C (agent stdout → editor)
-	At   time.Time     // receipt time: when the read completing the line returned (a gap: when declared)
-	Line []byte        // a copy of the line without its LF (a CR is kept); owned by the receiver
+	At   time.Time     // receipt time: when the read (completing the line) returned; a gap: when declared
+	Line []byte        // the line without its LF (a CR is kept)
 	NoLF bool          // a final line that had no LF at EOF
 	Gap  *Gap          // non-nil: lines dropped from observation (Line is then nil)
+
+	// Chunk, when non-nil, is one read as forwarded (Line and Gap are then unset); the
+	// receiver must release it (Item.Release) once it no longer needs its bytes.
+	Chunk *Chunk
 }
 
 // Gap counts lines of one direction that were forwarded but not observed. Bytes counts the
 // lines' bytes without their LFs, as Item.Line would have held them.
 type Gap struct {
 	Frames, Bytes uint64
-	Reason        string // ReasonQueueFull, ReasonTooLong, or both joined by "; "
+	Reason        string // ReasonQueueFull or ReasonTooLong
 }
 
 // Config says what to run and where the bytes go. Zero stdio fields mean this process's own.
@@ -55,12 +62,12 @@ type Config struct {
 	Stdin   io.Reader     // editor → (nil = os.Stdin)
 	Stdout  io.Writer     // → editor (nil = os.Stdout)
 	Stderr  io.Writer     // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
-	Queue   chan<- Item   // bounded, never blocked on; closed by Run; nil = no capture
+	Queue   chan<- Item   // bounded, never blocked on; closed by Run; nil = no capture (items: see Item)
 	Signals bool          // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
 	OnStart func(pid int) // called right after the agent started
 	Logger  hclog.Logger  // nil = silent
 
-	MaxLine      int           // 0 = DefaultMaxLine
+	QueueBytes   int           // bound on the bytes of the chunks on Queue (0 = DefaultQueueBytes)
 	DrainTimeout time.Duration // 0 = DefaultDrainTimeout
 }
 
@@ -84,8 +91,9 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
 	log.Debug("agent started", "pid", cmd.Process.Pid, "command", cfg.Agent)
 
-	c2a := newCapture(sdk.C2A, cfg.Queue, cfg.MaxLine)
-	a2c := newCapture(sdk.A2C, cfg.Queue, cfg.MaxLine)
+	bound := &byteBound{limit: int64(cfg.QueueBytes)}
+	c2a := newCapture(sdk.C2A, cfg.Queue, bound)
+	a2c := newCapture(sdk.A2C, cfg.Queue, bound)
 	var closeIn sync.Once
 	closeAgentIn := func() { closeIn.Do(func() { agentIn.Close() }) }
 
@@ -117,9 +125,9 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalGapWait)
 	for _, c := range []*capture{a2c, c2a} {
-		if g := c.finish(fctx.Done()); g != nil {
+		if l := c.finish(fctx.Done()); l != nil {
 			log.Warn("capture gap could not be delivered", "dir", c.dir.String(),
-				"frames", g.Frames, "bytes", g.Bytes, "reason", g.Reason)
+				"lost_bytes", l.Bytes, "lost_lfs", l.LFs, "reason", ReasonQueueFull)
 		}
 	}
 	cancel()
@@ -150,8 +158,8 @@ func withDefaults(cfg Config) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	if cfg.MaxLine <= 0 {
-		cfg.MaxLine = DefaultMaxLine
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout

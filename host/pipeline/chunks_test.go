@@ -1,0 +1,209 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// lineMapper records the lines it is given and the largest batch.
+type lineMapper struct {
+	mu       sync.Mutex
+	lines    []string
+	maxBatch int
+}
+
+func (m *lineMapper) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "lines", Version: "1", Inputs: []string{"acp/2@x"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+}
+
+func (m *lineMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) { return m, nil }
+
+func (m *lineMapper) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.maxBatch = max(m.maxBatch, len(frames))
+	for _, f := range frames {
+		switch f.Kind {
+		case sdk.KindLine:
+			m.lines = append(m.lines, f.Dir.String()+" "+string(f.Data))
+		case sdk.KindGap:
+			m.lines = append(m.lines, fmt.Sprintf("%s gap %d/%d", f.Dir, f.Gap.Frames, f.Gap.Bytes))
+		}
+	}
+	return nil, nil
+}
+
+func (m *lineMapper) Finish(context.Context, string) ([]sdk.Output, error) { return nil, nil }
+
+// TestCaptureSplitsChunks: the pipeline takes the tee's chunks, splits them
+// into lines (carried across chunks, per direction), declares lost bytes as a
+// gap, ends a line without LF with nolf, and hands the plugin the same lines
+// in batches of at most BatchFrames.
+func TestCaptureSplitsChunks(t *testing.T) {
+	m := &lineMapper{}
+	launch := func(context.Context, string) (*Plugin, error) {
+		return &Plugin{Name: "lines", Mapper: m}, nil
+	}
+	path := filepath.Join(t.TempDir(), "w.jsonl")
+	p := New(Options{
+		WirePath: path, Connection: "c-test", Mode: sdk.ModeRecord,
+		Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
+		Launch: launch, Sink: &memSink{}, BatchFrames: 4, StallTimeout: time.Minute,
+	})
+	items := make(chan tee.Item, 64)
+	if err := p.Start(context.Background(), items); err != nil {
+		t.Fatal(err)
+	}
+	send := func(dir sdk.Direction, c *tee.Chunk) {
+		items <- tee.Item{Dir: dir, At: time.Unix(1, 0), Chunk: c}
+	}
+	// The initialize exchange, cut inside both lines and interleaved by direction.
+	send(sdk.C2A, &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initia`)})
+	send(sdk.A2C, &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"res`)})
+	send(sdk.C2A, &tee.Chunk{Data: []byte(`lize","params":{"protocolVersion":2}}` + "\n")})
+	send(sdk.A2C, &tee.Chunk{Data: []byte(`ult":{"protocolVersion":2}}` + "\n" + `{"i":1}` + "\n" + `{"i":`)})
+	var many strings.Builder
+	for i := 2; i < 12; i++ {
+		fmt.Fprintf(&many, `{"i":%d}`+"\n", i)
+	}
+	send(sdk.A2C, &tee.Chunk{Data: []byte(many.String()[len(`{"i":`):] + `{"lost`)}) // completes {"i": … 2}
+	// Lost: the rest of that line, a whole line, and the start of the next.
+	send(sdk.A2C, &tee.Chunk{Lost: tee.Lost{Bytes: 20, LFs: 2}, Data: []byte(`end of the lost line` + "\n" + `{"i":12}` + "\n" + "tail")})
+	send(sdk.A2C, &tee.Chunk{EOF: true})
+	send(sdk.C2A, &tee.Chunk{Data: []byte("no LF at the end")})
+	close(items)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	var wireLines []string
+	r, err := wire.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Type {
+		case wire.TypeFrame:
+			s := e.Dir.String() + " " + string(e.Line)
+			if e.NoLF {
+				s += " <nolf>"
+			}
+			wireLines = append(wireLines, s)
+		case wire.TypeGap:
+			wireLines = append(wireLines, fmt.Sprintf("%s gap %d/%d %s", e.Dir, e.Gap.Frames, e.Gap.Bytes, e.Gap.Reason))
+		}
+	}
+	want := []string{
+		`c2a {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`,
+		`a2c {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`,
+		`a2c {"i":1}`,
+	}
+	for i := 2; i < 12; i++ {
+		want = append(want, fmt.Sprintf(`a2c {"i":%d}`, i))
+	}
+	// {"lost + 20 bytes (2 LFs) + "end of the lost line": the line of {"lost, one more, and
+	// the one the lost bytes end in.
+	want = append(want, fmt.Sprintf("a2c gap 3/%d capture queue full", len(`{"lost`)+18+len(`end of the lost line`)),
+		`a2c {"i":12}`, "a2c tail <nolf>", "c2a no LF at the end <nolf>")
+	if strings.Join(wireLines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wire log:\n%s\nwant:\n%s", strings.Join(wireLines, "\n"), strings.Join(want, "\n"))
+	}
+	var mapped []string
+	for _, w := range want {
+		mapped = append(mapped, strings.TrimSuffix(strings.TrimSuffix(w, " capture queue full"), " <nolf>"))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if strings.Join(m.lines, "\n") != strings.Join(mapped, "\n") {
+		t.Errorf("plugin saw:\n%s\nwant:\n%s", strings.Join(m.lines, "\n"), strings.Join(mapped, "\n"))
+	}
+	if m.maxBatch > 4 {
+		t.Errorf("a batch of %d frames; BatchFrames is 4", m.maxBatch)
+	}
+}
+
+// TestDispatchOwnsLines: the lines a live feeder gets do not alias capture's
+// (the tee recycles its buffers once capture released them).
+func TestDispatchOwnsLines(t *testing.T) {
+	chunk := []byte("abc\ndef\n")
+	batch := []wire.Entry{{Type: wire.TypeFrame, Line: chunk[:3]}, {Type: wire.TypeGap}, {Type: wire.TypeFrame, Line: chunk[4:7]}}
+	ownLines(batch)
+	copy(chunk, "XXXXXXXX")
+	if string(batch[0].Line) != "abc" || batch[1].Line != nil || string(batch[2].Line) != "def" {
+		t.Errorf("lines %q %q %q", batch[0].Line, batch[1].Line, batch[2].Line)
+	}
+	if cap(batch[0].Line) != 3 {
+		t.Errorf("a line's capacity reaches its neighbour")
+	}
+}
+
+// TestCoalesceKeepsFrames: with a coalescing window the plugins see the same
+// frames, in the same order, as without (only the batching may differ), and
+// the last batch is not held back when the tee closes the queue.
+func TestCoalesceKeepsFrames(t *testing.T) {
+	var results [][]string
+	for _, window := range []time.Duration{0, 2 * time.Millisecond, time.Hour} {
+		m := &lineMapper{}
+		launch := func(context.Context, string) (*Plugin, error) {
+			return &Plugin{Name: "lines", Mapper: m}, nil
+		}
+		p := New(Options{
+			WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord,
+			Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
+			Launch: launch, Sink: &memSink{}, BatchFrames: 16, StallTimeout: time.Minute, Coalesce: window,
+		})
+		items := make(chan tee.Item, 4)
+		if err := p.Start(context.Background(), items); err != nil {
+			t.Fatal(err)
+		}
+		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n")}}
+		items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}` + "\n")}}
+		for i := range 100 {
+			if i%10 == 0 {
+				runtime.Gosched() // let capture catch up now and then: batches of every size
+			}
+			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`{"i":%d}`+"\n"+`{"j":`, i))}}
+			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`%d}`+"\n", i))}}
+		}
+		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte("last"), EOF: true}}
+		close(items)
+		stats, err := p.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Frames != 203 {
+			t.Errorf("window %s: %d frames captured, want 203", window, stats.Frames)
+		}
+		m.mu.Lock()
+		results = append(results, m.lines)
+		m.mu.Unlock()
+	}
+	for i := 1; i < len(results); i++ {
+		if strings.Join(results[i], "\n") != strings.Join(results[0], "\n") {
+			t.Errorf("the plugin saw other frames with coalescing (%d vs %d lines)", len(results[i]), len(results[0]))
+		}
+	}
+	if len(results[0]) != 203 {
+		t.Errorf("the plugin saw %d lines, want 203", len(results[0]))
+	}
+}
