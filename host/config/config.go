@@ -11,7 +11,7 @@ const (
 	DefaultSchemaRevision = "2.0.0-alpha.9"
 	DefaultLogLevel       = "info"
 	DefaultQueueFrames    = 65536
-	DefaultQueueBytes     = 16 << 20
+	DefaultQueueBytes     = 64 << 20
 	// MinQueueBytes is the smallest tee.queue_bytes: one read of the tee.
 	MinQueueBytes       = 64 << 10
 	DefaultBatchFrames  = 256
