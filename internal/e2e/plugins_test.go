@@ -52,7 +52,8 @@ func lineCount(path string) int {
 
 // TestRecordPluginStallDeclaresGap: an external plugin that writes a header
 // and a record and then blocks forever; with restart.max = 0 and
-// restart.stall_timeout = "1s" the host gives up on it, the session's bytes
+// restart.stall_timeout = "3s" (long enough that acpv2, mapping beside it
+// on a loaded machine, is never taken for stalled) the host gives up on it, the session's bytes
 // pass through unchanged before and after, acptap exits with the agent's
 // code, and the plugin's stream ends with a declaration of the loss
 // _org.acptap/unmapped_frames.
@@ -68,7 +69,7 @@ fault = "stall"
 
 [restart]
 max = 0
-stall_timeout = "1s"
+stall_timeout = "3s"
 `, dir, revision))
 	root := t.TempDir()
 	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 5)
