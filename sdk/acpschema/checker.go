@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -324,6 +325,11 @@ func short(err error) string {
 	for _, l := range leaves {
 		depth = max(depth, len(l.InstanceLocation))
 	}
+	// By location: jsonschema reaches an object's members in map order,
+	// which Go randomizes, so the same frame would list them in any order.
+	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
+	})
 	var parts []string
 	seen := map[string]bool{}
 	for _, l := range leaves {
