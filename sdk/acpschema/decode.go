@@ -2,6 +2,7 @@ package acpschema
 
 import (
 	"encoding/json"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -16,8 +17,8 @@ const maxDecodeDepth = 500
 // text, bool and nil. It is a strict one-pass parser; it reports false for
 // anything it does not accept (invalid JSON, or nesting deeper than
 // maxDecodeDepth), and the caller then decodes with encoding/json, which
-// gives the value or the error. Strings with escapes or invalid UTF-8 are
-// decoded by encoding/json itself, so their text is the same.
+// gives the value or the error. Strings with \u escapes or invalid UTF-8
+// are decoded by encoding/json itself, so their text is the same.
 func decodeJSON(b []byte) (any, bool) {
 	d := jsonDecoder{b: b}
 	d.space()
@@ -91,7 +92,7 @@ func (d *jsonDecoder) object(depth int) (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.string()
+		k, ok := d.key()
 		if !ok {
 			return nil, false
 		}
@@ -105,7 +106,7 @@ func (d *jsonDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v
+		m[k] = v
 		d.space()
 		if d.i >= len(d.b) {
 			return nil, false
@@ -157,35 +158,181 @@ func (d *jsonDecoder) array(depth int) (any, bool) {
 	}
 }
 
-// string decodes the string at d.b[d.i] ('"'). Plain strings (no escape,
-// valid UTF-8) are taken as they are, which is what encoding/json does
-// with them; any other is handed to encoding/json.
+// string decodes the string at d.b[d.i] ('"') as a value; the names and
+// values the schemas spell are shared, not allocated.
 func (d *jsonDecoder) string() (any, bool) {
+	body, k := d.str()
+	switch k {
+	case strBad:
+		return nil, false
+	case strPlain:
+		if len(body) <= maxInterned {
+			if v, ok := interned().values[string(body)]; ok {
+				return v, true
+			}
+		}
+	}
+	return decodeStr(body, k)
+}
+
+// key decodes the member name at d.b[d.i] ('"').
+func (d *jsonDecoder) key() (string, bool) {
+	body, k := d.str()
+	switch k {
+	case strBad:
+		return "", false
+	case strPlain:
+		if len(body) <= maxInterned {
+			if s, ok := interned().keys[string(body)]; ok {
+				return s, true
+			}
+		}
+	}
+	return decodeStr(body, k)
+}
+
+// What str found in a string.
+const (
+	strBad     = iota // not a JSON string
+	strPlain          // no escapes, valid UTF-8: the text is the bytes
+	strEscaped        // one-character escapes only, valid UTF-8
+	strOther          // \u escapes or invalid UTF-8: for encoding/json
+)
+
+// str scans the string at d.b[d.i] ('"') and returns its bytes between
+// the quotes (for strOther, with the quotes).
+func (d *jsonDecoder) str() ([]byte, int) {
 	start := d.i
-	plain, ascii := true, true
+	plain, ascii, other := true, true, false
 	for j := start + 1; j < len(d.b); j++ {
 		switch c := d.b[j]; {
 		case c == '"':
 			d.i = j + 1
-			s := d.b[start+1 : j]
-			if plain && (ascii || utf8.Valid(s)) {
-				return string(s), true
+			body := d.b[start+1 : j]
+			switch {
+			case other || (!ascii && !utf8.Valid(body)):
+				return d.b[start : j+1], strOther
+			case plain:
+				return body, strPlain
 			}
-			var out string
-			if json.Unmarshal(d.b[start:j+1], &out) != nil {
-				return nil, false
-			}
-			return out, true
+			return body, strEscaped
 		case c == '\\':
 			plain = false
-			j++ // the escaped byte; encoding/json checks the escape
+			j++
+			if j >= len(d.b) {
+				return nil, strBad
+			}
+			switch d.b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				other = true // encoding/json checks the four hex digits
+			default:
+				return nil, strBad
+			}
 		case c < 0x20:
-			return nil, false
+			return nil, strBad
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return nil, false
+	return nil, strBad
+}
+
+// decodeStr is the text of a string str scanned, as encoding/json gives it.
+func decodeStr(b []byte, k int) (string, bool) {
+	switch k {
+	case strPlain:
+		return string(b), true
+	case strEscaped:
+		return unescape(b), true
+	}
+	var out string
+	if json.Unmarshal(b, &out) != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// unescape undoes the one-character escapes of b, valid UTF-8 whose
+// escapes str has checked (no \u).
+func unescape(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch b[i] {
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default: // " \ /
+			c = b[i]
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// maxInterned is the length of the longest string interned.
+const maxInterned = 40
+
+type internTable struct {
+	keys   map[string]string
+	values map[string]any
+}
+
+var (
+	internOnce sync.Once
+	internTab  internTable
+)
+
+// interned returns the names and the short string values of both
+// embedded schemas (property names, const and enum values, keywords):
+// the strings most frames are made of, each allocated once.
+func interned() *internTable {
+	internOnce.Do(func() {
+		internTab = internTable{keys: map[string]string{}, values: map[string]any{}}
+		add := func(s string) {
+			if len(s) <= maxInterned {
+				internTab.keys[s] = s
+				internTab.values[s] = s
+			}
+		}
+		var walk func(v any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					add(k)
+					walk(e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			case string:
+				add(x)
+			}
+		}
+		for _, v := range []Version{V1, V2} {
+			var doc any
+			if json.Unmarshal(SchemaBytes(v), &doc) == nil {
+				walk(doc)
+			}
+		}
+		add("2.0")
+	})
+	return &internTab
 }
 
 // number scans a JSON number (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)

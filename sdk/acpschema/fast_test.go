@@ -216,6 +216,10 @@ func crossCheck(t testing.TB, cs *compiledSchema, fc *fastCheck, rs []*jsonschem
 			switch r {
 			case unsure:
 				st.unsure++
+				if os.Getenv("DBG") != "" {
+					b, _ := json.Marshal(x)
+					t.Logf("unsure: %s on %.300s", s.Location, b)
+				}
 				continue
 			case yes:
 				st.yes++
@@ -278,6 +282,10 @@ var tricky = []string{
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s\ud800","update":{"sessionUpdate":"state_update","state":"running"}}}`,
 	"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\xff\xfe\",\"update\":{\"sessionUpdate\":\"state_update\",\"state\":\"running\"}}}",
 	"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"naïve —\",\"update\":{\"sessionUpdate\":\"state_update\",\"state\":\"running\"}}}",
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a\"b\\c\/d\b\f\n\r\t","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"é\n\u00e9\ud83d\u0000"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"te\\xt","text":"x"}}}}`,
+	"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"messageId\":\"m\xc3\",\"content\":{\"type\":\"text\",\"text\":\"\\n\xe2\x80\"}}}}",
+	`{"a":"\`, `{"a":"\"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, `{"\u0061":1,"a":2}`,
 	// Duplicate keys: the last one counts.
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"bogus","sessionUpdate":"state_update","state":"running"}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running","state":7}}}`,
@@ -330,6 +338,11 @@ var tricky = []string{
 	`{"jsonrpc":"2.0","method":"session/update","id":3,"params":{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}}`,
 	`{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}`,
 	`{"jsonrpc":"2.0","id":3,"error":{"code":2147483648,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-32601.0,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-3.2601e4,"message":"m","data":{"x":1}}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":7}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":12,"message":"m"}}`,
 	`{"jsonrpc":"2.0","method":"_vendor/x","params":[1]}`,
 	`[{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}},{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}]`,
 	`[]`, `[1]`, `7`, `"x"`, `null`, `{}`,
@@ -526,7 +539,8 @@ var values = []any{
 	json.Number("4294967295"), json.Number("4294967296"), json.Number("2147483648"), json.Number("-2147483649"),
 	json.Number("9223372036854775807"), json.Number("9223372036854775808"), json.Number("-9223372036854775809"),
 	json.Number("18446744073709551615"), json.Number("18446744073709551616"), json.Number("1E400"), json.Number("1e-400"),
-	json.Number("100e-2"), json.Number("0.1e1"),
+	json.Number("100e-2"), json.Number("0.1e1"), json.Number("-32601"), json.Number("-32700"), json.Number("-32000"),
+	json.Number("-3.2002e4"),
 	"text", "image", "audio", "resource_link", "resource", "content", "diff", "terminal", "items",
 	"running", "idle", "requires_action", "unknown", "end_turn", "cancelled", "max_tokens", "error", "refusal",
 	"pending", "in_progress", "completed", "failed", "high", "medium", "low", "read", "edit", "execute",

@@ -3,6 +3,7 @@ package acpschema
 import (
 	"encoding/json"
 	"math/big"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -71,6 +72,7 @@ type fnode struct {
 	ifN, thenN, elseN   *fnode
 
 	props     map[string]*fnode
+	propList  []prop // props, sorted by name
 	required  []string
 	addl      tri // yes: additionalProperties true or absent; no: false; unsure: a schema (addlN)
 	addlN     *fnode
@@ -88,6 +90,11 @@ type fnode struct {
 	exMinimum *big.Rat
 	exMaximum *big.Rat
 	numeric   bool // any of the four number bounds
+}
+
+type prop struct {
+	name string
+	node *fnode
 }
 
 // fastSchemas builds the fnodes of compiled schemas, sharing the nodes
@@ -176,7 +183,9 @@ func (fs fastSchemas) node(s *jsonschema.Schema) *fnode {
 		n.props = make(map[string]*fnode, len(s.Properties))
 		for k, p := range s.Properties {
 			n.props[k] = fs.node(p)
+			n.propList = append(n.propList, prop{k, n.props[k]})
 		}
+		sort.Slice(n.propList, func(i, j int) bool { return n.propList[i].name < n.propList[j].name })
 	}
 	n.required = s.Required
 	switch a := s.AdditionalProperties.(type) {
@@ -435,6 +444,18 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 		}
 	}
 	r := yes
+	if n.addl == yes {
+		// Only the members the schema names are checked: look them up
+		// (cheaper than walking the map).
+		for _, p := range n.propList {
+			if v, ok := obj[p.name]; ok {
+				if r = and(r, f.at(p.node, v)); r == no {
+					return no
+				}
+			}
+		}
+		return r
+	}
 	for k, v := range obj {
 		if p, ok := n.props[k]; ok {
 			r = and(r, f.at(p, v))
@@ -552,8 +573,9 @@ func numberBounds(n *fnode, v json.Number) tri {
 }
 
 // equal is jsonschema's equality for const and enum, for the values fast
-// compares: strings, booleans and null; values of different JSON types
-// are unequal; numbers, objects and arrays of the same type are unsure.
+// compares: strings, booleans, null and numbers (by value, as big.Rat
+// reads them: 1, 1.0 and 1e0 are equal); values of different JSON types
+// are unequal; two objects or two arrays are unsure.
 func equal(v, c any) tri {
 	tv, tc := typeBit(v), typeBit(c)
 	if tv == 0 || tc == 0 {
@@ -572,6 +594,16 @@ func equal(v, c any) tri {
 		return no
 	case string:
 		if v == c.(string) {
+			return yes
+		}
+		return no
+	case json.Number:
+		a, ok1 := rat(string(v))
+		b, ok2 := rat(string(c.(json.Number)))
+		switch {
+		case !ok1 || !ok2:
+			return unsure
+		case a.Cmp(b) == 0:
 			return yes
 		}
 		return no
