@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -745,4 +746,35 @@ func (m *mutator) writeString(b *bytes.Buffer, s string) {
 		b.Write(e[1 : len(e)-1])
 	}
 	b.WriteByte('"')
+}
+
+// TestFastSharedChecker: one checker used from several goroutines (the
+// fast check's scratch space is the checker's, under its lock).
+func TestFastSharedChecker(t *testing.T) {
+	c, err := NewChecker(V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetTolerant(true)
+	var frames [][]byte
+	for _, f := range corpus(t) {
+		if f.from == Agent && strings.HasSuffix(f.src, "synthetic.frames") {
+			frames = append(frames, f.line)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for _, l := range frames {
+				if err := c.Check(Agent, l); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if c.Messages() != 4*len(frames) {
+		t.Errorf("Messages = %d, want %d", c.Messages(), 4*len(frames))
+	}
 }
