@@ -116,8 +116,8 @@ func (fs fastSchemas) node(s *jsonschema.Schema) *fnode {
 	}
 	if s.DraftVersion < 2020 || s.RecursiveRef != nil || s.DynamicRef != nil ||
 		len(s.PatternProperties) > 0 || len(s.Dependencies) > 0 || len(s.DependentRequired) > 0 ||
-		len(s.DependentSchemas) > 0 || s.PropertyNames != nil || s.UnevaluatedProperties != nil ||
-		s.UnevaluatedItems != nil || s.UniqueItems || s.Contains != nil || s.MinContains != nil ||
+		len(s.DependentSchemas) > 0 || s.PropertyNames != nil || !isTrue(s.UnevaluatedProperties) ||
+		!isTrue(s.UnevaluatedItems) || s.UniqueItems || s.Contains != nil || s.MinContains != nil ||
 		s.MaxContains != nil || s.Items != nil || s.AdditionalItems != nil ||
 		s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil ||
 		s.MultipleOf != nil || len(s.Extensions) > 0 {
@@ -226,6 +226,13 @@ func (fs fastSchemas) node(s *jsonschema.Schema) *fnode {
 	n.minimum, n.maximum, n.exMinimum, n.exMaximum = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
 	n.numeric = n.minimum != nil || n.maximum != nil || n.exMinimum != nil || n.exMaximum != nil
 	return n
+}
+
+// isTrue reports whether s is absent or the schema true: an
+// unevaluatedProperties (or Items) that holds for every value, so it
+// never fails, whatever was evaluated.
+func isTrue(s *jsonschema.Schema) bool {
+	return s == nil || (s.Bool != nil && *s.Bool)
 }
 
 func (fs fastSchemas) nodes(ss []*jsonschema.Schema) []*fnode {
