@@ -20,8 +20,8 @@ import (
 // walks the same compiled keywords and only answers "valid" (yes) or
 // "invalid" (no) where it evaluates every keyword of the schema exactly as
 // jsonschema v6 does; a schema using a keyword it does not model, or a
-// value it is not sure about (a number it would have to expand, a const
-// that is not a string), makes the answer "unsure". The checker only trusts
+// value it is not sure about (a number whose exponent it would have to
+// expand, a const or enum object or array), makes the answer "unsure". The checker only trusts
 // yes: anything else is validated again by jsonschema itself, so the
 // verdicts and the messages are the ones jsonschema gives. (no has to be
 // exact too, because `not` turns it into yes.)
