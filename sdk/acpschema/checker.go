@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -66,6 +67,8 @@ type Checker struct {
 	tolerant bool
 
 	mu       sync.Mutex
+	fast     fastCheck
+	slow     bool                 // tests: no fast decoding or fast check
 	pending  [2]map[string]string // by sender of the request: id → method
 	messages int
 	counts   map[string]int // "<sender> <method> <kind>"
@@ -183,9 +186,15 @@ func (c *Checker) check(from Sender, line []byte) error {
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return errors.New("message contains a newline")
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
+	inst, ok := any(nil), false
+	if !c.slow {
+		inst, ok = decodeJSON(line)
+	}
+	if !ok {
+		var err error
+		if inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(line)); err != nil {
+			return fmt.Errorf("not JSON: %w", err)
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -220,7 +229,7 @@ func (c *Checker) checkOne(from Sender, inst any) error {
 		return fmt.Errorf("message is a %T, not an object", inst)
 	}
 	if !c.tolerant || !c.lightEnvelope(obj) {
-		if err := c.schema.envelope[from].Validate(inst); err != nil {
+		if err := c.validate(c.schema.envelope[from], inst); err != nil {
 			return fmt.Errorf("%s message envelope: %s", from, short(err))
 		}
 	}
@@ -243,7 +252,7 @@ func (c *Checker) checkOne(from Sender, inst any) error {
 		if !ok {
 			if c.tolerant {
 				// The envelope is all that can be checked.
-				if err := c.schema.envelope[from].Validate(inst); err != nil {
+				if err := c.validate(c.schema.envelope[from], inst); err != nil {
 					return fmt.Errorf("%s message envelope: %s", from, short(err))
 				}
 				return nil
@@ -285,13 +294,34 @@ func (c *Checker) checkPayload(side, method, what string, v any, field string) e
 			}
 		}
 	}
-	if err := sch.Validate(v); err != nil {
+	if err := c.validate(sch, v); err != nil {
 		return fmt.Errorf("%s %s %s: %s", method, what, field, short(err))
 	}
 	return nil
 }
 
+// validate validates v against sch: the fast check first, and jsonschema
+// itself unless the fast check is sure v is valid (so every error is
+// jsonschema's). c.mu is held.
+func (c *Checker) validate(sch *jsonschema.Schema, v any) error {
+	if !c.slow {
+		if n := c.schema.fast[sch]; n != nil && c.fast.valid(n, v) == yes {
+			return nil
+		}
+	}
+	return sch.Validate(v)
+}
+
 func idKey(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case json.Number:
+		// What json.Marshal writes for a number decoded from JSON.
+		if v != "" && json.Valid([]byte(v)) {
+			return string(v)
+		}
+	}
 	b, _ := json.Marshal(v)
 	return string(b)
 }
@@ -324,6 +354,11 @@ func short(err error) string {
 	for _, l := range leaves {
 		depth = max(depth, len(l.InstanceLocation))
 	}
+	// By location: jsonschema reaches an object's members in map order,
+	// which Go randomizes, so the same frame would list them in any order.
+	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
+	})
 	var parts []string
 	seen := map[string]bool{}
 	for _, l := range leaves {

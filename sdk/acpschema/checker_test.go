@@ -95,3 +95,16 @@ func TestConcurrentCheckers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestShortMessagesStable: a frame with problems at several members
+// reports them in the same order every time (by location), though
+// jsonschema visits an object's members in Go's random map order.
+func TestShortMessagesStable(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":{},"status":5,"name":7}}}`)
+	want := "session/update notification params: at /update/name: got number, want null or string; at /update/status: got number, want string; at /update/status: got number, want null; …"
+	for range 50 {
+		if err := newChecker(t, acpschema.V2).Check(acpschema.Agent, line); err == nil || err.Error() != want {
+			t.Fatalf("Check = %v, want %q", err, want)
+		}
+	}
+}

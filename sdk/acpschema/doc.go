@@ -8,6 +8,13 @@
 // result against the response definition of the request it answers. The
 // schemas are compiled once per version, lazily, on the first NewChecker.
 //
+// Most messages conform, so a Checker first takes a fast path: a strict
+// one-pass decoder that yields exactly encoding/json's values (decode.go),
+// and a check that walks the same compiled schemas answering valid,
+// invalid or unsure without building errors (fastvalid.go). Only its
+// "valid" is trusted; anything else is validated by jsonschema itself, so
+// the verdicts and messages are jsonschema's.
+//
 //	c, err := acpschema.NewChecker(acpschema.V2)
 //	if err := c.Check(acpschema.Agent, line); err != nil { … }
 package acpschema

@@ -61,6 +61,8 @@ type compiledSchema struct {
 	// "other" branch excludes every known kind), so checking the one
 	// branch is equivalent to checking them all, and much cheaper.
 	updates map[string]*jsonschema.Schema
+	// fast holds the fast check's view of every schema above (fastvalid.go).
+	fast fastSchemas
 }
 
 var (
@@ -159,6 +161,17 @@ func compileSchema(v Version) (*compiledSchema, error) {
 	}
 	if err := compileUpdateKinds(c, raw, url, cs); err != nil {
 		return nil, err
+	}
+	cs.fast = fastSchemas{}
+	for _, m := range []map[Sender]*jsonschema.Schema{cs.envelope, cs.batch} {
+		for _, s := range m {
+			cs.fast.node(s)
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{cs.calls, cs.updates} {
+		for _, s := range m {
+			cs.fast.node(s)
+		}
 	}
 	return cs, nil
 }
