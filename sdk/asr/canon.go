@@ -72,21 +72,12 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 	dst = append(dst, '{')
 	n := 0
 	for _, m := range ms {
-		val := m.val
-		if top && m.key == "native" && val[0] == '{' {
+		var done []byte // the value already in canonical form
+		if top && m.key == "native" && m.val[0] == '{' {
 			// native.ref names where the record came from, not what it says.
-			inner := canonObject(nil, val, []string{"ref"}, false)
-			if string(inner) == "{}" {
+			if done = canonObject(nil, m.val, []string{"ref"}, false); string(done) == "{}" {
 				continue
 			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = encodeString(dst, m.key)
-			dst = append(dst, ':')
-			dst = append(dst, inner...)
-			continue
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -94,7 +85,11 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 		n++
 		dst = encodeString(dst, m.key)
 		dst = append(dst, ':')
-		dst = canonValue(dst, val)
+		if done != nil {
+			dst = append(dst, done...)
+		} else {
+			dst = canonValue(dst, m.val)
+		}
 	}
 	return append(dst, '}')
 }
