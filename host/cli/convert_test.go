@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -49,16 +48,7 @@ func acptapBinary(t *testing.T) string {
 		if convertBinErr != nil {
 			return
 		}
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		convertBin = filepath.Join(convertBinDir, "acptap")
-		cmd := exec.Command(goTool, "build", "-o", convertBin, "./cmd/acptap")
-		cmd.Dir = filepath.Join("..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			convertBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		convertBin, convertBinErr = testpeers.Build(convertBinDir)
 	})
 	if convertBinErr != nil {
 		t.Fatal(convertBinErr)

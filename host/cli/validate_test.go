@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // Streams shared with sdk/asr's tests: two acpv2 golden streams and a
@@ -181,15 +182,9 @@ func TestValidateDemoStreams(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the demo needs a POSIX system")
 	}
-	bin := filepath.Join(t.TempDir(), "acptap")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	build := exec.Command(goTool, "build", "-o", bin, "./cmd/acptap")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testpeers.Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "store")
 	home := t.TempDir()

@@ -8,13 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // BenchEnv sets the size of the synthetic log BenchmarkConvertV1Log
@@ -62,15 +63,9 @@ func BenchmarkConvertV1Log(b *testing.B) {
 
 func buildAcptap(b *testing.B, dir string) string {
 	b.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	bin := filepath.Join(dir, "acptap")
-	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/acptap")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testpeers.Build(dir)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -31,15 +29,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	acptapBin = filepath.Join(tmp, "acptap")
-	cmd := exec.Command(goTool, "build", "-o", acptapBin, "./cmd/acptap")
-	cmd.Dir = filepath.Join("..", "..")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "aepe2e: go build: %v\n%s", err, b)
+	if acptapBin, err = testpeers.Build(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "aepe2e:", err)
 		return 1
 	}
 	// The subprocesses see only the tests' configuration.

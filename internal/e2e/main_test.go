@@ -3,11 +3,12 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // Binaries built once by TestMain.
@@ -60,21 +61,11 @@ func run(m *testing.M) int {
 
 // build compiles the three binaries with one go build (they share the work).
 func build(tmp string) error {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
+	out := filepath.Join(tmp, "bin")
+	var err error
+	if acptapBin, err = testpeers.Build(out, "./cmd/acptap", "./examples/acme-plugin", "./internal/e2e/testdata/faultyplugin"); err != nil {
 		return err
 	}
-	out := filepath.Join(tmp, "bin") + string(filepath.Separator)
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", out, "./cmd/acptap", "./examples/acme-plugin", "./internal/e2e/testdata/faultyplugin")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, b)
-	}
-	acptapBin = filepath.Join(out, "acptap")
 	acmeBin = filepath.Join(out, "acme-plugin")
 	faultyBin = filepath.Join(out, "faultyplugin")
 	selfBin, err = os.Executable()

@@ -3,11 +3,12 @@ package replaytest
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // Built once by TestMain.
@@ -30,20 +31,8 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	tmpRoot = tmp
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
+	if acptapBin, err = testpeers.Build(filepath.Join(tmp, "bin")); err != nil {
 		fmt.Fprintln(os.Stderr, "replaytest:", err)
-		return 1
-	}
-	acptapBin = filepath.Join(tmp, "bin", "acptap")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", acptapBin, "./cmd/acptap")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "replaytest: go build: %v\n%s", err, b)
 		return 1
 	}
 	// The subprocesses see only the tests' configuration.

@@ -20,21 +20,11 @@ const modulePath = "github.com/acptap/acptap"
 // up from the current directory (go test runs in the package directory).
 func ModuleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := moduleRootFromWD()
 	if err != nil {
-		t.Fatalf("getwd: %v", err)
+		t.Fatal(err)
 	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module "+modulePath+"\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("go.mod of %s not found above the current directory", modulePath)
-		}
-		dir = parent
-	}
+	return dir
 }
 
 // NodeSDKDir returns the absolute path of testdata/sdk, the Node test peers

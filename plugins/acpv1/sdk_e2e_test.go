@@ -17,8 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -51,34 +49,14 @@ func runTests(m *testing.M) int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		acptapBin = filepath.Join(dir, "acptap")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-o", acptapBin, "./cmd/acptap")
-		cmd.Dir = filepath.Join("..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			acptapBuild = fmt.Errorf("go build ./cmd/acptap: %v\n%s", err, out)
-		}
+		acptapBin, acptapBuild = testpeers.Build(dir)
 	}
 	return m.Run()
 }
 
 // wantsSDKTest says whether the SDK test can run in this invocation (so
 // that other test runs do not pay for building acptap).
-func wantsSDKTest() bool {
-	if testing.Short() {
-		return false
-	}
-	f := flag.Lookup("test.run")
-	if f == nil || f.Value.String() == "" {
-		return true
-	}
-	top, _, _ := strings.Cut(f.Value.String(), "/")
-	ok, err := regexp.MatchString(top, sdkTest)
-	return err != nil || ok
-}
+func wantsSDKTest() bool { return testpeers.Selected(sdkTest) }
 
 // record is one stream record, decoded.
 type record map[string]any
