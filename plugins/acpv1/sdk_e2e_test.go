@@ -82,6 +82,9 @@ func decodeStream(t *testing.T, b []byte) (record, []record) {
 }
 
 func TestSDKV1RecordLoadConvert(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds acptap and runs the official SDK's Node peers")
+	}
 	testpeers.NodeSDKDir(t) // skips without node_modules (fails when CI=true)
 	if acptapBuild != nil {
 		t.Fatal(acptapBuild)

@@ -162,6 +162,9 @@ func goldenShape(t *testing.T, name, got string) {
 }
 
 func TestSDKV2RecordResumeFork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds acptap and runs the official SDK's Node peers")
+	}
 	sdkDir := testpeers.NodeSDKDir(t) // skips without node_modules (fails when CI=true)
 	if acptapBuild != nil {
 		t.Fatal(acptapBuild)
