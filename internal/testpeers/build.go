@@ -17,6 +17,10 @@ import (
 // GoTool is the go command of the toolchain running the tests (the one in
 // GOROOT, else "go" from PATH).
 func GoTool() string {
+	// The test binary was built on this machine by the toolchain running
+	// the tests, so its GOROOT is meaningful here, and it is that
+	// toolchain (not whatever "go" PATH finds) that should build.
+	//lint:ignore SA1019 see above
 	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(g) {
 		return g
 	}
