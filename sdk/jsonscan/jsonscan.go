@@ -183,7 +183,7 @@ func Elements(arr []byte, fn func(val []byte) bool) (ok bool) {
 // encoding/json does: escapes decoded, invalid UTF-8 replaced by U+FFFD.
 // ok is false when it is not the inside of a JSON string.
 func Unquote(body []byte) (s string, ok bool) {
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) && !hasControl(body) {
+	if plain(body) {
 		return string(body), true
 	}
 	q := make([]byte, 0, len(body)+2)
@@ -204,6 +204,20 @@ func String(raw []byte) (string, bool) {
 		return "", false
 	}
 	return Unquote(raw[1 : len(raw)-1])
+}
+
+// plain reports whether body needs no decoding: no escape, no control
+// character, valid UTF-8 (one pass over ASCII, the common case).
+func plain(body []byte) bool {
+	for i, c := range body {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			return bytes.IndexByte(body[i:], '\\') < 0 && utf8.Valid(body[i:]) && !hasControl(body[i:])
+		}
+	}
+	return true
 }
 
 func hasControl(b []byte) bool {
