@@ -95,3 +95,21 @@ func Selected(name string) bool {
 	ok, err := regexp.MatchString(top, name)
 	return err != nil || ok
 }
+
+// RunBuilding is a TestMain body for packages whose one binary-driven
+// test is named test: when that test will run, it builds acptap into a
+// temporary directory first (into *bin, or the failure into *buildErr, for
+// the test to report), then runs the tests.
+func RunBuilding(m *testing.M, test string, bin *string, buildErr *error) int {
+	flag.Parse()
+	if Selected(test) {
+		dir, err := os.MkdirTemp("", "acptap-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		*bin, *buildErr = Build(dir)
+	}
+	return m.Run()
+}

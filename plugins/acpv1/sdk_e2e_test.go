@@ -12,7 +12,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,26 +36,8 @@ var (
 const sdkTest = "TestSDKV1RecordLoadConvert"
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(runTests(m))
+	os.Exit(testpeers.RunBuilding(m, sdkTest, &acptapBin, &acptapBuild))
 }
-
-func runTests(m *testing.M) int {
-	if wantsSDKTest() {
-		dir, err := os.MkdirTemp("", "acpv1-sdk-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		acptapBin, acptapBuild = testpeers.Build(dir)
-	}
-	return m.Run()
-}
-
-// wantsSDKTest says whether the SDK test can run in this invocation (so
-// that other test runs do not pay for building acptap).
-func wantsSDKTest() bool { return testpeers.Selected(sdkTest) }
 
 // record is one stream record, decoded.
 type record map[string]any
