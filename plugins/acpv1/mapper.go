@@ -6,6 +6,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -74,5 +75,8 @@ func options(cfg acpasr.Config, mode sdk.Mode) acpasr.Options {
 		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), LossTurnState),
 		Config:      cfg,
 		ModeUpdates: true,
+		// Unstable: a superset of stable v1 (its unstable methods and
+		// members are what real agents already send).
+		SourceSchema: acpschema.V1Unstable,
 	}
 }

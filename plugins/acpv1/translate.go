@@ -88,13 +88,13 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		t.cur = &f
 		list := t.safely(func() []acpasr.Translated { return t.frame(&f) })
 		outs = append(outs, t.take()...)
-		if len(list) > 0 {
-			eo, err := t.eng.MapTranslated(ctx, list)
-			if err != nil {
-				return outs, err
-			}
-			outs = append(outs, eo...)
+		// The v1 line itself is checked against the official v1 schema
+		// (the engine's frames are translations, not the wire's).
+		eo, err := t.eng.MapSource(ctx, &f, list)
+		if err != nil {
+			return outs, err
 		}
+		outs = append(outs, eo...)
 	}
 	t.cur = nil
 	return outs, nil
