@@ -48,7 +48,7 @@ func passThrough(env *Env, agent []string) int {
 		}
 	}()
 	code, err := tee.Run(context.Background(), tee.Config{Agent: agent, Stdin: env.Stdin, Stdout: env.Stdout,
-		Stderr: env.Stderr, Queue: q, Signals: true})
+		Stderr: env.Stderr, Queue: q, Signals: true, Watchdog: watchdog(env)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, oneLine(err))
 	}
@@ -71,7 +71,8 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	stdin := isolateStdin(env.Stdin)
 	go func() {
 		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: stdin, Stdout: env.Stdout,
-			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) }})
+			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) },
+			Watchdog: watchdog(env)})
 		teeDone <- teeResult{code, err}
 	}()
 	// Nothing is set up for an agent that could not be started: no wire
