@@ -33,8 +33,8 @@ func runShow(env *Env, args []string) int {
 	registerStoreFlags(fs, &c)
 	noColor := fs.Bool("no-color", false, "never colour the output")
 	color := fs.Bool("color", false, "colour the output even when stdout is not a terminal")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(env.Stderr, "acptap show: give exactly one stream")

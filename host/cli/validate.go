@@ -26,8 +26,8 @@ func runValidate(env *Env, args []string) int {
 			"Exits 1 if any stream is invalid or cannot be read.")
 	registerStoreFlags(fs, &c)
 	asJSON := fs.Bool("json", false, "print one JSON document: per file its summary and problems")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(env.Stderr, "acptap validate: no stream given")

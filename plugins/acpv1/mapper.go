@@ -15,7 +15,7 @@ const (
 	Name = "acpv1"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = "0.1.0"
+	Version = sdk.Release
 	// Input is the protocol revision of live ACP v1 connections.
 	Input = "acp/1"
 	// InputLog is the input kind of stored ACP v1 logs (acptap convert).

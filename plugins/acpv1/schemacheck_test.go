@@ -58,4 +58,3 @@ func TestASR722_NonconformingV1(t *testing.T) {
 		t.Error(`"checkSchema": false still checked`)
 	}
 }
-
