@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"os"
 	"strconv"
@@ -24,7 +25,7 @@ const (
 func runShow(env *Env, args []string) int {
 	var c common
 	fs := newFlagSet(env, "show", "[flags] STREAM",
-		"Prints an ASR stream as a readable transcript: who said what (reasoning dimmed), tool calls\n"+
+		"Prints an ASR stream (or a wire log: its frames) as a readable transcript: who said what (reasoning dimmed), tool calls\n"+
 			"and their results, permissions and their decisions, questions, file changes, plans,\n"+
 			"terminals, usage and state changes, with the declared losses at the top. Records appear in\n"+
 			"stream order; a revision says which record it revises. Colour when stdout is a terminal\n"+
@@ -39,6 +40,10 @@ func runShow(env *Env, args []string) int {
 	if fs.NArg() != 1 {
 		fmt.Fprintln(env.Stderr, "acptap show: give exactly one stream")
 		return ExitUsage
+	}
+	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
+	if k, err := filekind.SniffFile(fs.Arg(0)); err == nil && k == filekind.Wire {
+		return showWire(env, fs.Arg(0), painter{on: on})
 	}
 	name, r, err := openStream(env, &c, fs.Arg(0))
 	if err != nil {
@@ -56,7 +61,6 @@ func runShow(env *Env, args []string) int {
 			return ExitFailure
 		}
 	}
-	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
 	out := bufio.NewWriter(env.Stdout)
 	sh := &shower{w: out, p: painter{on: on}, decls: decls}
 	bad, err := sh.stream(r)
