@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -527,6 +528,20 @@ func (s *shower) record(g asr.Generic) error {
 			parts = append(parts, "copied history through "+d.LocalThroughID)
 		}
 		s.entry(g, p.c(sgrYellow, "declared: "+strings.Join(parts, "; ")))
+	case asr.AuditPrefix + acpasr.AuditPromptError:
+		var a struct {
+			Native struct {
+				Record struct {
+					Error struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				} `json:"record"`
+			} `json:"native"`
+		}
+		_ = json.Unmarshal(g.Line, &a)
+		e := a.Native.Record.Error
+		s.entry(g, p.c(sgrRed, fmt.Sprintf("✗ prompt refused by the agent: error %d %s", e.Code, clip(e.Message, showMaxJSON))))
 	default:
 		what := "vendor record"
 		if asr.IsAudit(g.Type) {

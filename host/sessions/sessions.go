@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -29,7 +30,7 @@ type Session struct {
 	Turns        int       `json:"turns"`   // prompts (messages with origin "prompt")
 	Records      int       `json:"records"` // lines after the header
 	Losses       []string  `json:"losses"`  // declared loss categories, header and declarations
-	Failures     int       `json:"failures"`
+	Failures     int       `json:"failures"` // turns that ended in an error, prompts the agent refused
 	Size         int64     `json:"size"` // bytes of the session's files (streams and AEP events)
 	Cwd          string    `json:"cwd,omitempty"`
 	Dirs         []string  `json:"additionalDirectories,omitempty"`
@@ -182,7 +183,7 @@ func Summarize(st *store.Store, id string) (Session, error) {
 				s.Title = *r.Title
 			}
 		}
-		if len(r.Error) > 0 && string(r.Error) != "null" || strings.HasSuffix(r.Type, "/request_failed") {
+		if r.Type == asr.TypeState && len(r.Error) > 0 && string(r.Error) != "null" || r.Type == asr.AuditPrefix+acpasr.AuditPromptError {
 			s.Failures++
 		}
 	}
