@@ -138,7 +138,10 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		}()
 	}
 
+	guard := guardFinish()
+	defer guard.stop()
 	res := <-teeDone
+	guard.agentExited(res.code)
 	if res.err != nil {
 		fmt.Fprintln(env.Stderr, oneLine(res.err))
 	}

@@ -27,11 +27,11 @@ type Session struct {
 	Started      time.Time `json:"started"`
 	LastActivity time.Time `json:"lastActivity"`
 	Connections  int       `json:"connections"`
-	Turns        int       `json:"turns"`   // prompts (messages with origin "prompt")
-	Records      int       `json:"records"` // lines after the header
-	Losses       []string  `json:"losses"`  // declared loss categories, header and declarations
+	Turns        int       `json:"turns"`    // prompts (messages with origin "prompt")
+	Records      int       `json:"records"`  // lines after the header
+	Losses       []string  `json:"losses"`   // declared loss categories, header and declarations
 	Failures     int       `json:"failures"` // turns that ended in an error, prompts the agent refused
-	Size         int64     `json:"size"` // bytes of the session's files (streams and AEP events)
+	Size         int64     `json:"size"`     // bytes of the session's files (streams and AEP events)
 	Cwd          string    `json:"cwd,omitempty"`
 	Dirs         []string  `json:"additionalDirectories,omitempty"`
 	Title        string    `json:"title,omitempty"`
