@@ -1,16 +1,22 @@
 # The test command of the README. It installs the npm packages the
 # SDK-driven tests need (the official @agentclientprotocol/sdk, pinned in
-# testdata/sdk/package-lock.json), then vets and tests every package.
+# testdata/sdk/package-lock.json, and the third-party peers of
+# testdata/thirdparty), then vets and tests every package.
 .PHONY: test node-deps generate bench
 
 test: node-deps
 	go vet ./...
 	go test -count=1 ./...
 
-node-deps: testdata/sdk/node_modules/.package-lock.json
+node-deps: testdata/sdk/node_modules/.package-lock.json testdata/thirdparty/node_modules/.package-lock.json
 
 testdata/sdk/node_modules/.package-lock.json: testdata/sdk/package.json testdata/sdk/package-lock.json
 	cd testdata/sdk && npm ci --no-audit --no-fund --loglevel=error
+
+# Third-party ACP software the tests drive (acpx, claude-agent-acp), pinned in
+# testdata/thirdparty/package-lock.json.
+testdata/thirdparty/node_modules/.package-lock.json: testdata/thirdparty/package.json testdata/thirdparty/package-lock.json
+	cd testdata/thirdparty && npm ci --no-audit --no-fund --loglevel=error
 
 # Regenerate the protobuf code of the plugin wire (needs protoc,
 # protoc-gen-go and protoc-gen-go-grpc on PATH; see docs/plugin-protocol.md).
