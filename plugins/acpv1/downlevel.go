@@ -3,7 +3,6 @@ package acpv1
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpschema"
@@ -308,20 +307,9 @@ func (d *downlevel) plan(u obj, seqs []uint64) {
 func (d *downlevel) report(rep replay.LossReport, target string) replay.LossReport {
 	rep.Target, rep.Updates = target, d.sent
 	own := d.tally.Report()
-	at := map[string]int{}
-	for i, c := range rep.Categories {
-		at[c.Category] = i
-	}
 	for _, c := range own.Categories {
-		i, ok := at[c.Category]
-		if !ok {
-			rep.Categories = append(rep.Categories, c)
-			continue
-		}
-		rep.Categories[i].Records += c.Records
-		rep.Categories[i].Detail = strings.Trim(rep.Categories[i].Detail+"; "+c.Detail, "; ")
+		rep.AddCategory(c.Category, c.Records, c.Detail)
 	}
-	slices.SortFunc(rep.Categories, func(a, b replay.Category) int { return strings.Compare(a.Category, b.Category) })
 	for _, o := range own.Omitted {
 		if len(rep.Omitted) < replay.MaxOmitted {
 			rep.Omitted = append(rep.Omitted, o)

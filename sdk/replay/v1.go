@@ -244,3 +244,27 @@ func (n *normalizer) joinTexts(key string, blocks []any) []any {
 	}
 	return out
 }
+
+// LossV1Compaction: v1 agents send compaction updates only to a client
+// that advertised session.compaction; to one that did not, `acptap replay
+// --serve` leaves them out.
+const LossV1Compaction = "_org.acptap/v1_compaction"
+
+// AddCategory counts n more records of category in r (detail appended),
+// keeping the categories sorted.
+func (r *LossReport) AddCategory(category string, n int, detail string) {
+	if n <= 0 {
+		return
+	}
+	for i := range r.Categories {
+		if c := &r.Categories[i]; c.Category == category {
+			c.Records += n
+			if detail != "" && !strings.Contains(c.Detail, detail) {
+				c.Detail = strings.Trim(c.Detail+"; "+detail, "; ")
+			}
+			return
+		}
+	}
+	r.Categories = append(r.Categories, Category{Category: category, Records: n, Detail: detail})
+	slices.SortFunc(r.Categories, func(a, b Category) int { return strings.Compare(a.Category, b.Category) })
+}
