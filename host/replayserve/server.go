@@ -15,6 +15,7 @@ import (
 
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -303,14 +304,20 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		}
 	}
 	result := map[string]any{}
-	if len(sum.config) > 0 {
-		result["configOptions"] = sum.config
-	}
 	m := map[string]any{"recording": true}
 	if report != nil {
 		m["lossReport"] = report
 	}
 	result["_meta"] = map[string]any{"org.acptap/replay": m}
+	if len(sum.config) > 0 {
+		withConfig := map[string]any{"_meta": result["_meta"], "configOptions": sum.config}
+		// A recording of ACP v1 keeps v1-shaped options.
+		if validResult(acpschema.V2, "session/resume", withConfig) {
+			result = withConfig
+		} else {
+			s.logger.Info("session/resume: the recorded config options are not valid ACP v2; not sent", "session", p.SessionID)
+		}
+	}
 	return result, nil
 }
 

@@ -120,7 +120,7 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	result := map[string]any{"_meta": map[string]any{"org.acptap/replay": map[string]any{"recording": true, "lossReport": rep}}}
 	if len(sum.config) > 0 {
 		withConfig := map[string]any{"_meta": result["_meta"], "configOptions": sum.config}
-		if validV1Result("session/load", withConfig) {
+		if validResult(acpschema.V1, "session/load", withConfig) {
 			result = withConfig
 		} else {
 			s.logger.Info("session/load: the recorded config options are not valid ACP v1; not sent", "session", p.SessionID)
@@ -143,14 +143,19 @@ func isCompaction(line []byte) bool {
 	return k == "compaction_update" || k == "compaction_summary_chunk"
 }
 
-// validV1Result reports whether result is a valid v1 answer to method.
-func validV1Result(method string, result any) bool {
-	c, err := acpschema.NewChecker(acpschema.V1)
+// validResult reports whether result is a valid answer to method in ACP
+// version v (the recorded configuration may be in the other version's
+// shape).
+func validResult(v acpschema.Version, method string, result any) bool {
+	c, err := acpschema.NewChecker(v)
 	if err != nil {
 		return false
 	}
-	req, _ := asr.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method,
-		"params": map[string]any{"sessionId": "s", "cwd": "/", "mcpServers": []any{}}})
+	params := map[string]any{"sessionId": "s", "cwd": "/"}
+	if v == acpschema.V1 {
+		params["mcpServers"] = []any{}
+	}
+	req, _ := asr.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	resp, err := asr.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
 	if err != nil || c.Check(acpschema.Client, req) != nil {
 		return false
