@@ -41,7 +41,7 @@ func runReplay(env *Env, args []string) int {
 	reportPath := fs.String("report", "", "write the loss report to FILE instead of stderr")
 	fromCapture := fs.Bool("from-capture", false, "resend the captured session/update frames from the wire log (byte-level, ASR-733)")
 	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP v2 agent on stdin/stdout")
-	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision that can replay)")
+	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision, or for \"acp/1\" with --to acp-v1, that can replay; with --serve, the v2 one)")
 	to := fs.String("to", protoV2, "the ACP version to replay to: "+protoV2+" or "+protoV1+" (ACP v1 session/update lines, their own loss report)")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {

@@ -15,7 +15,8 @@ import (
 // runServe is `acptap replay --serve STORE`: the read-only agent of
 // host/replayserve on stdin/stdout, with the replay plugins started out of
 // process when a session is first opened (one per target: ACP v2 for a v2
-// client, ACP v1 for a v1 client).
+// client, --plugin or the one configured for the v2 revision; ACP v1 for a
+// v1 client, the one configured for "acp/1").
 func runServe(env *Env, c *common, pluginName string) int {
 	cfg, err := c.load()
 	if err != nil {
@@ -49,7 +50,9 @@ func runServe(env *Env, c *common, pluginName string) int {
 		if rp == nil {
 			var err error
 			if strings.HasPrefix(target, replay.TargetV1) {
-				rp, err = launchReplayerFor(ctx, env, cfg, logger, pluginName, replay.TargetV1, "acpv1")
+				// --plugin names the v2 replayer; v1's is configured
+				// (revisions."acp/1").
+				rp, err = launchReplayerFor(ctx, env, cfg, logger, "", replay.TargetV1, "acpv1")
 			} else {
 				rp, err = launchReplayer(ctx, env, cfg, logger, pluginName)
 			}

@@ -47,6 +47,11 @@ func TestReplayToV1Command(t *testing.T) {
 			}
 		}
 	}
+	// The replayer for v1 is a plugin configured for "acp/1" that claims
+	// replay: aep (configured there too) does not.
+	if r := acptap(t, "", "replay", "--to", "acp-v1", "--plugin", "aep", everyTypeFixture); r.code != 1 || !strings.Contains(r.stderr, "aep has no replay capability") {
+		t.Errorf("--plugin aep: exit %d: %s", r.code, r.stderr)
+	}
 	if r := acptap(t, "", "replay", "--to", "acp-v3", everyTypeFixture); r.code != 2 {
 		t.Errorf("--to acp-v3: exit %d", r.code)
 	}
