@@ -30,14 +30,6 @@ type downlevel struct {
 	err     error
 }
 
-// v1 enums the translation maps into.
-var (
-	v1Blocks       = []string{"text", "image", "audio", "resource_link", "resource"}
-	v1ToolKinds    = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
-	v1PlanStatus   = []string{"pending", "in_progress", "completed"}
-	v1PlanPriority = []string{"high", "medium", "low"}
-)
-
 // frame takes one output of the v2 replay.
 func (d *downlevel) frame(o sdk.Output) error {
 	if d.err != nil {
@@ -140,7 +132,7 @@ func (d *downlevel) message(kind string, u obj, seqs []uint64) {
 func (d *downlevel) block(b json.RawMessage, seqs []uint64) bool {
 	o, ok := parseObj(b)
 	typ, _ := o.str("type")
-	if ok && slices.Contains(v1Blocks, typ) {
+	if ok && slices.Contains(replay.V1ContentBlocks, typ) {
 		return true
 	}
 	d.tally.Omit(recordOf(seqs), replay.LossV1Content, "a content block of type "+quoteOr(typ, "none")+" (not in ACP v1)")
@@ -174,7 +166,7 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 		c["title"] = v
 	}
 	if kind, ok := u.str("kind"); ok {
-		if !slices.Contains(v1ToolKinds, kind) {
+		if !slices.Contains(replay.V1ToolKinds, kind) {
 			d.tally.Add(replay.LossV1ToolKind, 1, "kind "+quoteOr(kind, "")+" sent as \"other\"")
 			kind = "other"
 		}
@@ -213,13 +205,6 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 	d.send(c, seqs)
 }
 
-// Keys of a change's _meta where the acpv1 recorder keeps a v1 diff's full
-// texts (docs/acpv1.md).
-const (
-	metaOldText = "org.acptap/oldText"
-	metaNewText = "org.acptap/newText"
-)
-
 // diffs turns a v2 diff item into v1 diffs, one per change that has the
 // file's full new text.
 func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
@@ -231,7 +216,7 @@ func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 	for _, ch := range changes {
 		c, _ := parseObj(ch)
 		meta, _ := c.object("_meta")
-		newText, ok := meta.str(metaNewText)
+		newText, ok := meta.str(MetaNewText)
 		path, _ := c.str("path")
 		if !ok || path == "" {
 			d.tally.Omit(rec, replay.LossV1Diffs, "a change without the file's full new text (a patch only, or a deletion)")
@@ -239,7 +224,7 @@ func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 		}
 		v1 := obj{"type": rawString("diff"), "path": rawString(path), "newText": rawString(newText)}
 		inferred := "add"
-		if old, ok := meta.str(metaOldText); ok {
+		if old, ok := meta.str(MetaOldText); ok {
 			v1["oldText"] = rawString(old)
 			inferred = "modify"
 		}
@@ -251,7 +236,7 @@ func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 		}
 		rest := obj{}
 		for k, v := range meta {
-			if k != metaOldText && k != metaNewText {
+			if k != MetaOldText && k != MetaNewText {
 				rest[k] = v
 			}
 		}
@@ -273,7 +258,7 @@ func (d *downlevel) plan(u obj, seqs []uint64) {
 		d.tally.Omit(rec, replay.LossV1Plans, "a plan of type "+quoteOr(typ, "none")+" (v1 plans are lists of entries)")
 		return
 	}
-	if id, _ := p.str("planId"); id != "plan" {
+	if id, _ := p.str("planId"); id != planID {
 		d.tally.Add(replay.LossV1Plans, 1, "plan IDs (v1 has one plan per session)")
 	}
 	entries, _ := p.array("entries")
@@ -287,7 +272,7 @@ func (d *downlevel) plan(u obj, seqs []uint64) {
 		for _, f := range []struct {
 			key, def string
 			enum     []string
-		}{{"status", "pending", v1PlanStatus}, {"priority", "medium", v1PlanPriority}} {
+		}{{"status", "pending", replay.V1PlanStatuses}, {"priority", "medium", replay.V1PlanPriorities}} {
 			if v, _ := o.str(f.key); !slices.Contains(f.enum, v) {
 				d.tally.Add(replay.LossV1Plans, 1, "entry "+f.key+" "+quoteOr(v, "none")+" sent as "+f.def)
 				o[f.key] = rawString(f.def)

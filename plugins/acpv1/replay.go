@@ -9,8 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/acpreplay"
 	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/replay"
@@ -20,7 +21,7 @@ var _ sdk.Replayer = mapper{}
 
 // Replay turns an ASR stream into ACP v1 session/update notifications
 // (target acp/1), as a v1 agent replays history on session/load. It is
-// the ACP v2 replay (acpv2's, ASR-724…731: the active path, each entity
+// the ACP v2 replay (sdk/acpreplay, acpv2's, ASR-724…731: the active path, each entity
 // once at its first record as its latest revision, IDs kept, nothing
 // re-executed) translated update by update into v1 (downlevel.go), then
 // the session's current mode and available commands, which v1 clients
@@ -29,6 +30,9 @@ var _ sdk.Replayer = mapper{}
 // v2 replay's own; an update that does not validate against the ACP v1
 // schema is never sent.
 func (mapper) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(sdk.Output) error) ([]byte, error) {
+	if _, err := acpasr.ParseConfig(config); err != nil {
+		return nil, fmt.Errorf("acpv1: %w", err)
+	}
 	if target != "" && target != replay.TargetV1 && !strings.HasPrefix(target, replay.TargetV1+"@") {
 		return nil, fmt.Errorf("acpv1: replay target %q: this plugin replays to %s", target, replay.TargetV1)
 	}
@@ -41,10 +45,10 @@ func (mapper) Replay(ctx context.Context, config []byte, target string, stream i
 	}
 	d := &downlevel{emit: emit, check: chk}
 	x := &extras{}
-	v2 := acpv2.New().(sdk.Replayer)
-	// The v2 replayer reads the whole stream before it sends anything (it
-	// indexes first), so by the end x has seen every line.
-	raw, err := v2.Replay(ctx, config, acpv2.Input, io.TeeReader(stream, x), d.frame)
+	// The replay engine reads the whole stream before it sends anything (it
+	// indexes first, and spools a stream that is not seekable, as this tee
+	// is), so by the end x has seen every line.
+	raw, err := acpreplay.Replay(ctx, "", io.TeeReader(stream, x), d.frame)
 	if err != nil {
 		return nil, fmt.Errorf("acpv1: replay: %w", err)
 	}

@@ -107,19 +107,30 @@ func NormalizeV1(s *Stream) ([]Entity, []Drop) {
 				continue
 			}
 			planAt = len(n.out)
-			e.Key = KindPlan + ":plan"
+			e.Key = KindPlan + ":" + V1PlanID
 		}
 		n.out = append(n.out, e)
 	}
 	return n.out, n.drops
 }
 
+// What ACP v1 has, that a replay to v1 maps into (the v1 schema's enums).
 var (
-	v1Blocks       = []string{"text", "image", "audio", "resource_link", "resource"}
-	v1ToolKinds    = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
-	v1PlanStatus   = []string{"pending", "in_progress", "completed"}
-	v1PlanPriority = []string{"high", "medium", "low"}
+	V1ContentBlocks  = []string{"text", "image", "audio", "resource_link", "resource"}
+	V1ToolKinds      = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+	V1PlanStatuses   = []string{"pending", "in_progress", "completed"}
+	V1PlanPriorities = []string{"high", "medium", "low"}
 )
+
+// The _meta keys of a file change where an ACP v1 recorder keeps a v1
+// diff's full texts, from which a replay to v1 rebuilds the diff.
+const (
+	MetaV1OldText = "org.acptap/oldText"
+	MetaV1NewText = "org.acptap/newText"
+)
+
+// V1PlanID is the ID an ACP v1 recorder gives a session's one plan.
+const V1PlanID = "plan"
 
 func (n *normalizer) messageV1(e Entity) bool {
 	content, _ := e.Fields["content"].([]any)
@@ -127,7 +138,7 @@ func (n *normalizer) messageV1(e Entity) bool {
 	for _, b := range content {
 		m, _ := b.(map[string]any)
 		typ, _ := m["type"].(string)
-		if typ == "reasoning" || slices.Contains(v1Blocks, typ) {
+		if typ == "reasoning" || slices.Contains(V1ContentBlocks, typ) {
 			kept = append(kept, b)
 			continue
 		}
@@ -143,7 +154,7 @@ func (n *normalizer) messageV1(e Entity) bool {
 
 func (n *normalizer) toolV1(e Entity, g *Group) {
 	f := e.Fields
-	if k, _ := f["kind"].(string); k != "" && !slices.Contains(v1ToolKinds, k) {
+	if k, _ := f["kind"].(string); k != "" && !slices.Contains(V1ToolKinds, k) {
 		n.drop(e.Key, LossV1ToolKind, "the kind "+k)
 		f["kind"] = "other"
 	}
@@ -157,8 +168,8 @@ func (n *normalizer) toolV1(e Entity, g *Group) {
 			_ = json.Unmarshal(rec, &fc)
 			for _, c := range fc.Changes {
 				var newText, oldText *string
-				_ = json.Unmarshal(c.Meta["org.acptap/newText"], &newText)
-				_ = json.Unmarshal(c.Meta["org.acptap/oldText"], &oldText)
+				_ = json.Unmarshal(c.Meta[MetaV1NewText], &newText)
+				_ = json.Unmarshal(c.Meta[MetaV1OldText], &oldText)
 				if newText == nil || c.Path == nil {
 					n.drop(e.Key, LossV1Diffs, "a change without its full new text")
 					continue
@@ -203,7 +214,7 @@ func (n *normalizer) planV1(e Entity) bool {
 		n.drop(e.Key, LossV1Plans, "a plan of type "+t)
 		return false
 	}
-	if e.Key != KindPlan+":plan" {
+	if e.Key != KindPlan+":"+V1PlanID {
 		n.drop(e.Key, LossV1Plans, "the plan's ID")
 	}
 	entries, _ := e.Fields["entries"].([]any)
@@ -212,11 +223,11 @@ func (n *normalizer) planV1(e Entity) bool {
 		if m == nil {
 			continue
 		}
-		if s, _ := m["status"].(string); !slices.Contains(v1PlanStatus, s) {
+		if s, _ := m["status"].(string); !slices.Contains(V1PlanStatuses, s) {
 			n.drop(e.Key, LossV1Plans, "an entry status v1 lacks")
 			m["status"] = "pending"
 		}
-		if p, _ := m["priority"].(string); !slices.Contains(v1PlanPriority, p) {
+		if p, _ := m["priority"].(string); !slices.Contains(V1PlanPriorities, p) {
 			n.drop(e.Key, LossV1Plans, "an entry priority v1 lacks")
 			m["priority"] = "medium"
 		}
