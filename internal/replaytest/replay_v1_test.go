@@ -52,6 +52,14 @@ func TestReplayToV1Command(t *testing.T) {
 	if r := acptap(t, "", "replay", "--to", "acp-v1", "--plugin", "aep", everyTypeFixture); r.code != 1 || !strings.Contains(r.stderr, "aep has no replay capability") {
 		t.Errorf("--plugin aep: exit %d: %s", r.code, r.stderr)
 	}
+	// The configuration swaps the v1 replayer like any mapping: the plugin
+	// listed first for "acp/1" that claims replay is asked (acpv2 claims
+	// replay, and refuses the target).
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(cfg, []byte("[revisions]\n\"acp/1\" = [\"acpv2\"]\n"), 0o600)
+	if r := acptap(t, "", "replay", "--to", "acp-v1", "--config", cfg, everyTypeFixture); r.code != 1 || !strings.Contains(r.stderr, `replay target "acp/1"`) {
+		t.Errorf("acpv2 configured for acp/1: exit %d: %s", r.code, r.stderr)
+	}
 	if r := acptap(t, "", "replay", "--to", "acp-v3", everyTypeFixture); r.code != 2 {
 		t.Errorf("--to acp-v3: exit %d", r.code)
 	}
