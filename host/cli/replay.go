@@ -33,14 +33,15 @@ func runReplay(env *Env, args []string) int {
 			"the stream's records point to (ASR-733), instead of rebuilding them.\n\n"+
 			"--to acp-v1 replays as ACP v1 instead (through the plugin configured for \"acp/1\" that can\n"+
 			"replay, acpv1): the v2 replay translated into v1 updates, with v1's own losses in the report.\n\n"+
-			"--serve STORE makes acptap a read-only ACP v2 agent on stdin/stdout that an editor can run:\n"+
-			"session/list lists the stored sessions, session/resume with replayFrom {type: \"start\"}\n"+
-			"replays one (a v1 client: session/load replays it in ACP v1), and a prompt is refused with an error saying the session is a recording.\n\n"+
+			"--serve STORE makes acptap a read-only ACP agent on stdin/stdout that an editor can run,\n"+
+			"in the version the client asks for: session/list lists the stored sessions; session/resume\n"+
+			"with replayFrom {type: \"start\"} (ACP v2) or session/load (ACP v1) replays one; a prompt is\n"+
+			"refused with an error saying the session is a recording.\n\n"+
 			"Exits 1 if the stream cannot be read or the plugin fails.")
 	c.register(fs)
 	reportPath := fs.String("report", "", "write the loss report to FILE instead of stderr")
 	fromCapture := fs.Bool("from-capture", false, "resend the captured session/update frames from the wire log (byte-level, ASR-733)")
-	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP v2 agent on stdin/stdout")
+	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP agent (v2, or v1 to a v1 client) on stdin/stdout")
 	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision, or for \"acp/1\" with --to acp-v1, that can replay; with --serve, the v2 one)")
 	to := fs.String("to", protoV2, "the ACP version to replay to: "+protoV2+" or "+protoV1+" (ACP v1 session/update lines, their own loss report)")
 	pos, code, ok := parseInterspersed(fs, args)
