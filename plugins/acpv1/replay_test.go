@@ -173,3 +173,37 @@ func TestReplayV1Target(t *testing.T) {
 		t.Error("a stream without a header replayed")
 	}
 }
+
+// FuzzReplayV1: any stream bytes give a report or an error, never a
+// panic; every update sent is one line of valid ACP v1.
+func FuzzReplayV1(f *testing.F) {
+	for _, name := range slices.Sorted(maps.Keys(v1ReplayFixtures)) {
+		f.Add(mkStream(f, v1FixtureHeader, v1ReplayFixtures[name]...))
+	}
+	f.Add([]byte(v1FixtureHeader + "\n" + `{"type":"config_change","seq":1,"id":"r1","mode":7}` + "\n" + `{"type":"org.agent-session.acp/available_commands_update","seq":2,"native":{"record":[1]}}` + "\n"))
+	c, err := acpschema.NewChecker(acpschema.V1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		rr := New().(sdk.Replayer)
+		report, err := rr.Replay(context.Background(), nil, replay.TargetV1, bytes.NewReader(stream), func(o sdk.Output) error {
+			if o.Kind != sdk.ACPFrame {
+				return nil
+			}
+			if bytes.IndexByte(o.JSON, '\n') >= 0 {
+				t.Errorf("frame is not one line: %q", o.JSON)
+			}
+			if err := c.Check(acpschema.Agent, o.JSON); err != nil {
+				t.Errorf("not valid ACP v1: %v\n%s", err, o.JSON)
+			}
+			return nil
+		})
+		if err != nil {
+			return
+		}
+		if _, err := replay.ParseLossReport(report); err != nil {
+			t.Errorf("report: %v", err)
+		}
+	})
+}
