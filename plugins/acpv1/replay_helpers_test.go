@@ -61,13 +61,14 @@ func (rp replayedV1) updates(t testing.TB) []map[string]any {
 	var out []map[string]any
 	for _, f := range rp.frames {
 		var n struct {
-			Method string `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 			Params struct {
 				Update map[string]any `json:"update"`
 			} `json:"params"`
 		}
-		if err := json.Unmarshal(f, &n); err != nil || n.Method != "session/update" {
-			t.Fatalf("not a session/update: %s", f)
+		if err := json.Unmarshal(f, &n); err != nil || n.Method != "session/update" || n.ID != nil || n.Params.Update == nil {
+			t.Fatalf("not a session/update notification: %s", f)
 		}
 		out = append(out, n.Params.Update)
 	}

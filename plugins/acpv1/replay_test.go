@@ -96,6 +96,10 @@ func TestReplayV1Golden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rp := runReplayV1(t, New(), streams[name])
 			checkV1(t, rp.frames)
+			rp.updates(t) // ASR-726: notifications only, no request
+			if rp.report.Complete {
+				t.Error("the report says the replay is complete (ASR-731)")
+			}
 			var got bytes.Buffer
 			for _, f := range rp.frames {
 				got.Write(f)
@@ -157,9 +161,10 @@ func TestASR732_RoundTripV1DetectsDifferences(t *testing.T) {
 	}
 }
 
-// TestReplayV1Target: the plugin replays to acp/1 only; its report names
-// that target and the v1 categories next to the v2 replay's.
-func TestReplayV1Target(t *testing.T) {
+// TestASR731_ReplayV1LossReport: the plugin replays to acp/1 only; its
+// report (never complete) names that target and the v1 categories next to
+// the v2 replay's.
+func TestASR731_ReplayV1LossReport(t *testing.T) {
 	rr := New().(sdk.Replayer)
 	stream := mkStream(t, v1FixtureHeader, v1ReplayFixtures["state"]...)
 	if _, err := rr.Replay(context.Background(), nil, "acp/2@2.0.0-alpha.9", bytes.NewReader(stream), func(sdk.Output) error { return nil }); err == nil {
