@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
-	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 
@@ -101,14 +100,11 @@ func newShipper(ctx context.Context, cfg *config.Config, logger hclog.Logger) (*
 		Log: logger, Conn: conn}, nil
 }
 
-// shipLinger is how long a recording's shipper keeps trying once the
-// recording is over.
-const shipLinger = 10 * time.Minute
-
 func followShip(ctx context.Context, cfg *config.Config, logger hclog.Logger, parent int) {
 	var failures int
+	defer func() { logger.Info("shipper done", "recording", parent) }()
 	ship.Follow(ctx, ship.FollowOptions{
-		Interval: cfg.Ship.NATS.Interval, Parent: parent, Linger: shipLinger,
+		Interval: cfg.Ship.NATS.Interval, Parent: parent, Linger: cfg.Ship.NATS.Linger,
 		Connect: func(ctx context.Context) (*ship.Shipper, error) { return newShipper(ctx, cfg, logger) },
 		Report: func(st ship.Stats, err error) {
 			if err != nil {
@@ -204,7 +200,7 @@ func runCollect(env *Env, args []string) int {
 	}
 	defer conn.Close()
 	col := &ship.Collector{Root: cfg.Store, Prefix: cfg.Ship.NATS.Subject, Durable: cfg.Ship.NATS.Durable,
-		Conn: conn, Log: logger.Named("collect")}
+		Conn: conn, Log: logger.Named("collect"), AckWait: cfg.Ship.NATS.AckWait}
 	fmt.Fprintf(env.Stderr, "acptap collect: %s (stream %s, consumer %s) into %s\n", cfg.Ship.NATS.URL,
 		cfg.Ship.NATS.Stream, cfg.Ship.NATS.Durable, cfg.Store)
 	if once {

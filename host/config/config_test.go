@@ -50,7 +50,7 @@ func TestLoadDefaults(t *testing.T) {
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
 		Ship: Ship{NATS: ShipNATS{Stream: "ACPTAP", Subject: "acptap", CreateStream: true, Replicas: 1,
-			Interval: time.Second, Timeout: 5 * time.Second, Durable: "acptap-collect"}},
+			Interval: time.Second, Linger: 10 * time.Minute, Timeout: 5 * time.Second, Durable: "acptap-collect", AckWait: 30 * time.Second}},
 		Builtins: builtins,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -14,6 +14,8 @@ const (
 	DefaultShipDurable  = "acptap-collect"
 	DefaultShipInterval = time.Second
 	DefaultShipTimeout  = 5 * time.Second
+	DefaultShipLinger   = 10 * time.Minute
+	DefaultShipAckWait  = 30 * time.Second
 	DefaultShipReplicas = 1
 )
 
@@ -56,11 +58,18 @@ type ShipNATS struct {
 	MaxAge       time.Duration `koanf:"max_age"`
 	// Interval is how often a recording looks for new lines to ship.
 	Interval time.Duration `koanf:"interval"`
+	// Linger is how long a recording's shipper keeps trying once the
+	// recording is over (the server may be down); what is left then goes
+	// with the next recording or `acptap ship`.
+	Linger time.Duration `koanf:"linger"`
 	// Timeout bounds one request to the server.
 	Timeout time.Duration `koanf:"timeout"`
 	// Durable is the collector's durable consumer name; collectors sharing
 	// one name share the work.
 	Durable string `koanf:"durable"`
+	// AckWait is how long the server waits for a collector to acknowledge
+	// a chunk before it delivers it again (to a collector that died, say).
+	AckWait time.Duration `koanf:"ack_wait"`
 }
 
 var (
@@ -74,7 +83,8 @@ func shipDefaults() map[string]any {
 		"tls_ca": "", "tls_cert": "", "tls_key": "", "origin": "",
 		"stream": DefaultShipStream, "subject": DefaultShipSubject, "wire": false,
 		"create_stream": true, "replicas": DefaultShipReplicas, "max_age": time.Duration(0),
-		"interval": DefaultShipInterval, "timeout": DefaultShipTimeout, "durable": DefaultShipDurable,
+		"interval": DefaultShipInterval, "linger": DefaultShipLinger, "timeout": DefaultShipTimeout, "durable": DefaultShipDurable,
+		"ack_wait": DefaultShipAckWait,
 	}}
 }
 
@@ -82,7 +92,7 @@ var shipSchema = keys{"nats": {
 	"url": nil, "creds": nil, "nkey": nil, "user": nil, "password_file": nil,
 	"tls_ca": nil, "tls_cert": nil, "tls_key": nil, "origin": nil,
 	"stream": nil, "subject": nil, "wire": nil, "create_stream": nil, "replicas": nil,
-	"max_age": nil, "interval": nil, "timeout": nil, "durable": nil,
+	"max_age": nil, "interval": nil, "linger": nil, "timeout": nil, "durable": nil, "ack_wait": nil,
 }}
 
 func (s *Ship) validate(bad func(key, format string, args ...any)) {
@@ -124,6 +134,12 @@ func (s *Ship) validate(bad func(key, format string, args ...any)) {
 	}
 	if n.Interval <= 0 {
 		bad("ship.nats.interval", "must be positive, got %s", n.Interval)
+	}
+	if n.AckWait < time.Second {
+		bad("ship.nats.ack_wait", "must be at least 1s, got %s", n.AckWait)
+	}
+	if n.Linger < 0 {
+		bad("ship.nats.linger", "must not be negative, got %s", n.Linger)
 	}
 	if n.Timeout <= 0 {
 		bad("ship.nats.timeout", "must be positive, got %s", n.Timeout)

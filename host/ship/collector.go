@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acptap/acptap/host/store"
@@ -93,8 +94,9 @@ func (c *Collector) Consumer(ctx context.Context) (jetstream.Consumer, error) {
 	})
 }
 
-// Run consumes until ctx is done. Each message is written (and synced)
-// before it is acknowledged, so a collector killed at any point loses
+// Run consumes until ctx is done. Messages come in batches; each output a
+// batch touches is written and synced once, its state saved, and only then
+// are its messages acknowledged, so a collector killed at any point loses
 // nothing: what was not acknowledged is delivered again and what was
 // already written is recognised.
 func (c *Collector) Run(ctx context.Context) error {
@@ -109,44 +111,120 @@ func (c *Collector) Run(ctx context.Context) error {
 	if batch <= 0 {
 		batch = 256
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(batch))
-	if err != nil {
-		return err
-	}
-	go func() { <-ctx.Done(); it.Stop() }()
-	for {
-		m, err := it.Next()
+	for ctx.Err() == nil {
+		mb, err := cons.Fetch(batch, jetstream.FetchMaxWait(250*time.Millisecond))
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			if ctx.Err() != nil {
 				return nil
 			}
-			c.log().Warn("collect: next message", "error", err)
+			c.log().Warn("collect: fetch", "error", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
 			continue
 		}
-		c.Handle(m)
+		var msgs []jetstream.Msg
+		for m := range mb.Messages() {
+			msgs = append(msgs, m)
+		}
+		if err := mb.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			c.log().Debug("collect: fetch ended", "error", err)
+		}
+		c.HandleBatch(msgs)
+	}
+	return nil
+}
+
+// HandleBatch writes a batch of messages and acknowledges each, or asks
+// for it again. Messages of one subject are taken in their order.
+func (c *Collector) HandleBatch(msgs []jetstream.Msg) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var order []string
+	bySubject := map[string][]jetstream.Msg{}
+	for _, m := range msgs {
+		c.stats.Messages.Add(1)
+		if _, ok := bySubject[m.Subject()]; !ok {
+			order = append(order, m.Subject())
+		}
+		bySubject[m.Subject()] = append(bySubject[m.Subject()], m)
+	}
+	for _, subj := range order {
+		c.handleSubject(subj, bySubject[subj])
 	}
 }
 
-// Handle writes one message and acknowledges it, or asks for it again.
-func (c *Collector) Handle(m jetstream.Msg) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stats.Messages.Add(1)
-	verdict, err := c.apply(m)
-	switch {
-	case err != nil:
-		// A write that failed (disk full, …) is not acknowledged: the
-		// chunk comes back, and nothing after it is written before it.
-		c.log().Error("collect: write failed; will retry", "subject", m.Subject(), "error", err)
-		_ = m.NakWithDelay(time.Second)
-	case verdict == retry:
-		_ = m.NakWithDelay(c.wait())
-	case verdict == reject:
-		c.stats.Rejected.Add(1)
-		_ = m.Term()
-	default:
-		_ = m.Ack()
+func (c *Collector) handleSubject(subj string, msgs []jetstream.Msg) {
+	origin, rel, err := ParseSubject(c.Prefix, subj)
+	if err != nil {
+		c.log().Warn("collect: not an output subject; dropped", "subject", subj, "error", err)
+		for _, m := range msgs {
+			c.stats.Rejected.Add(1)
+			_ = m.Term()
+		}
+		return
 	}
+	w, ok, err := c.openOutput(origin, rel)
+	if err != nil || !ok {
+		if err != nil {
+			c.log().Error("collect: cannot open output; will retry", "subject", subj, "error", err)
+		} else {
+			c.stats.Busy.Add(int64(len(msgs)))
+		}
+		for _, m := range msgs {
+			_ = m.NakWithDelay(c.wait())
+		}
+		return
+	}
+	defer w.unlock()
+	var acks []jetstream.Msg
+	ackAll := func() {
+		for _, m := range acks {
+			_ = m.Ack()
+		}
+		acks = acks[:0]
+	}
+	for k, m := range msgs {
+		h, err := chunkHeaders(m.Headers())
+		if err != nil {
+			c.log().Warn("collect: not an acptap chunk; dropped", "subject", subj, "error", err)
+			c.stats.Rejected.Add(1)
+			_ = m.Term()
+			continue
+		}
+		v, err := w.take(c, h, m.Data())
+		if err == nil && v == done {
+			acks = append(acks, m)
+			continue
+		}
+		if err != nil {
+			// A write that failed (disk full, …): nothing of this batch
+			// after the last durable point is acknowledged; it comes again,
+			// and nothing after it is written before it.
+			c.log().Error("collect: write failed; will retry", "subject", subj, "error", err)
+			w.discard()
+			for _, r := range append(acks, msgs[k:]...) {
+				_ = r.NakWithDelay(time.Second)
+			}
+			return
+		}
+		// retry: the rest of this subject's batch comes after a missing
+		// chunk; write what came before and ask for the rest again.
+		for _, r := range msgs[k:] {
+			c.stats.Early.Add(1)
+			_ = r.NakWithDelay(c.wait())
+		}
+		break
+	}
+	if err := w.flush(); err != nil {
+		c.log().Error("collect: write failed; will retry", "subject", subj, "error", err)
+		for _, m := range acks {
+			_ = m.NakWithDelay(time.Second)
+		}
+		return
+	}
+	ackAll()
 }
 
 func (c *Collector) wait() time.Duration {
@@ -161,7 +239,6 @@ type verdict int
 const (
 	done verdict = iota
 	retry
-	reject
 )
 
 // outState is what a collector knows of one output: its generation, the
@@ -174,67 +251,75 @@ type outState struct {
 	PartBytes int64  `json:"partBytes,omitempty"`
 }
 
-func (c *Collector) apply(m jetstream.Msg) (verdict, error) {
-	origin, rel, err := ParseSubject(c.Prefix, m.Subject())
-	if err != nil {
-		c.log().Warn("collect: not an output subject; dropped", "subject", m.Subject(), "error", err)
-		return reject, nil
+// output is one output file held (locked) by this collector while it takes
+// a batch's chunks: durable is what the state file says, st what it will
+// say once buf is written and synced.
+type output struct {
+	rel, out, statePath string
+	durable, st         outState
+	buf                 []byte
+	unlock              func()
+	whole               bool
+}
+
+func (c *Collector) openOutput(origin, rel string) (*output, bool, error) {
+	w := &output{rel: rel, out: filepath.Join(c.Root, origin, filepath.FromSlash(rel)),
+		statePath: filepath.Join(c.Root, StateDir, origin, filepath.FromSlash(rel)+".state"),
+		whole:     filepath.Base(rel) == "id"}
+	unlock, ok, err := tryLock(w.statePath + ".lock")
+	if err != nil || !ok {
+		return nil, ok, err
 	}
-	h, err := chunkHeaders(m.Headers())
-	if err != nil {
-		c.log().Warn("collect: not an acptap chunk; dropped", "subject", m.Subject(), "error", err)
-		return reject, nil
+	w.unlock = unlock
+	if w.st, err = c.loadState(w.statePath, w.out); err != nil {
+		unlock()
+		return nil, false, err
 	}
-	data := m.Data()
-	out := filepath.Join(c.Root, origin, filepath.FromSlash(rel))
-	statePath := filepath.Join(c.Root, StateDir, origin, filepath.FromSlash(rel)+".state")
-	unlock, ok, err := tryLock(statePath + ".lock")
-	if err != nil {
-		return done, err
-	}
-	if !ok {
-		c.stats.Busy.Add(1)
-		return retry, nil
-	}
-	defer unlock()
-	st, err := c.loadState(statePath, out)
-	if err != nil {
-		return done, err
-	}
+	w.durable = w.st
+	return w, true, nil
+}
+
+// take decides what a chunk adds to the output and queues it.
+func (w *output) take(c *Collector, h chunkHead, data []byte) (verdict, error) {
 	switch {
-	case h.gen < st.Gen:
+	case h.gen < w.st.Gen:
 		c.stats.Stale.Add(1)
 		return done, nil
-	case h.gen > st.Gen:
+	case h.gen > w.st.Gen:
 		if h.line != 1 || h.partOffset != 0 {
-			c.stats.Early.Add(1)
 			return retry, nil
 		}
-		if st.Size > 0 || st.Gen > 0 {
-			if err := rotate(out, st.Gen); err != nil {
+		if err := w.flush(); err != nil {
+			return done, err
+		}
+		if w.st.Size > 0 || w.st.Gen > 0 {
+			if err := rotate(w.out, w.st.Gen); err != nil {
 				return done, err
 			}
 			c.stats.Rotated.Add(1)
 		}
-		st = outState{Gen: h.gen}
+		w.st = outState{Gen: h.gen}
+		w.durable = outState{}
+		if err := c.saveState(w.statePath, w.st); err != nil {
+			return done, err
+		}
+		w.durable = w.st
 	}
-	have := st.Lines
-	var write []byte
+	have := w.st.Lines
+	var add []byte
 	var lines int64
 	switch {
 	case h.line > have+1:
-		c.stats.Early.Add(1)
 		return retry, nil
 	case h.lineBytes > 0: // a part of one long line
-		if h.line <= have || h.partOffset+int64(len(data)) <= st.PartBytes {
+		if h.line <= have || h.partOffset+int64(len(data)) <= w.st.PartBytes {
 			c.stats.Duplicates.Add(1)
 			return done, nil
 		}
-		if h.partOffset > st.PartBytes {
-			c.stats.Early.Add(1)
+		if h.partOffset > w.st.PartBytes {
 			return retry, nil
 		}
-		write = data[st.PartBytes-h.partOffset:]
+		add = data[w.st.PartBytes-h.partOffset:]
 		if h.partOffset+int64(len(data)) == h.lineBytes {
 			lines = 1
 		}
@@ -244,36 +329,59 @@ func (c *Collector) apply(m jetstream.Msg) (verdict, error) {
 			c.stats.Duplicates.Add(1)
 			return done, nil
 		}
-		write = skipLines(data, have-h.line+1)
+		if w.st.PartBytes != 0 {
+			return done, fmt.Errorf("%s: whole lines after %d bytes of a long line", w.rel, w.st.PartBytes)
+		}
+		add = skipLines(data, have-h.line+1)
 		lines = end - have
-		if st.PartBytes != 0 {
-			return done, fmt.Errorf("%s: whole lines after %d bytes of a long line", rel, st.PartBytes)
-		}
 	}
-	if rel == "sessions/"+filepath.Base(filepath.Dir(rel))+"/id" {
-		if err := store.MkdirPrivate(filepath.Dir(out)); err != nil {
-			return done, err
-		}
-		if err := store.WriteFileAtomic(out, write); err != nil {
-			return done, err
-		}
-	} else if err := appendSynced(out, st.Size, write); err != nil {
-		return done, err
+	if w.whole {
+		w.buf = append(w.buf[:0], add...)
+	} else {
+		w.buf = append(w.buf, add...)
 	}
-	st.Size += int64(len(write))
+	w.st.Size += int64(len(add))
 	if h.lineBytes > 0 {
-		st.PartBytes += int64(len(write))
+		w.st.PartBytes += int64(len(add))
 		if lines == 1 {
-			st.PartBytes = 0
+			w.st.PartBytes = 0
 		}
 	}
-	st.Lines += lines
-	if err := c.saveState(statePath, st); err != nil {
-		return done, err
-	}
+	w.st.Lines += lines
 	c.stats.Lines.Add(lines)
-	c.stats.Bytes.Add(int64(len(write)))
+	c.stats.Bytes.Add(int64(len(add)))
 	return done, nil
+}
+
+// flush writes what take queued, syncs it, and saves the state.
+func (w *output) flush() error {
+	if len(w.buf) == 0 && w.st == w.durable {
+		return nil
+	}
+	var err error
+	if w.whole {
+		if err = store.MkdirPrivate(filepath.Dir(w.out)); err == nil {
+			err = store.WriteFileAtomic(w.out, w.buf)
+		}
+	} else {
+		err = appendSynced(w.out, w.durable.Size, w.buf)
+	}
+	if err == nil {
+		err = saveState(w.statePath, w.st)
+	}
+	if err != nil {
+		w.discard()
+		return err
+	}
+	w.buf = w.buf[:0]
+	w.durable = w.st
+	return nil
+}
+
+// discard forgets what was queued but not made durable.
+func (w *output) discard() {
+	w.buf = w.buf[:0]
+	w.st = w.durable
 }
 
 // loadState reads an output's state and makes the file agree with it: bytes
@@ -330,7 +438,9 @@ func (c *Collector) loadState(statePath, out string) (outState, error) {
 	return outState{Gen: 1, Lines: lines, Size: committed}, nil
 }
 
-func (c *Collector) saveState(path string, st outState) error {
+func (c *Collector) saveState(path string, st outState) error { return saveState(path, st) }
+
+func saveState(path string, st outState) error {
 	b, _ := json.Marshal(st)
 	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return err
