@@ -82,9 +82,17 @@ func runRebuild(env *Env, args []string) int {
 		stats, werr := p.Wait()
 		serr := sink.Close()
 		counts := sink.Counts()
-		fmt.Fprintf(env.Stdout, "%s: revision %s, %d frames → %d ASR records in %d files, %d AEP events",
+		asrFiles, aepFiles := 0, 0
+		for _, f := range sink.Streams() {
+			if strings.Contains(filepath.ToSlash(f), "/aep/") {
+				aepFiles++
+			} else {
+				asrFiles++
+			}
+		}
+		fmt.Fprintf(env.Stdout, "%s: revision %s, %d frames → %d ASR records in %d %s, %d AEP events in %d %s",
 			filepath.Base(path), stats.Revision, stats.Frames, counts[sdk.ASRRecord.String()]+counts[sdk.ASRHeader.String()],
-			len(sink.Streams()), counts[sdk.AEPEvent.String()])
+			asrFiles, plural(asrFiles, "file"), counts[sdk.AEPEvent.String()], aepFiles, plural(aepFiles, "file"))
 		if d := sink.Diagnostics(); len(d) > 0 {
 			fmt.Fprintf(env.Stdout, ", diagnostics %v", d)
 		}
