@@ -230,6 +230,22 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return res, notReadable(err)
 	}
 	res.Source.Format, res.Source.Gzip = string(format), gz
+	frames, err := framesDigest(path, format, opts.MaxLine)
+	if err != nil {
+		return res, notReadable(err)
+	}
+	res.Source.FramesSHA256 = frames
+	if !exists {
+		// Other bytes, the same frames (the gzip of a log converted before,
+		// its frames in another layout): the same connection.
+		if conn, wirePath, ok := sameFrames(opts.Store, frames); ok {
+			res.Connection, res.WirePath, exists = conn, wirePath, true
+			if !opts.Force {
+				res.Existed = true
+				return res, nil
+			}
+		}
+	}
 	if wireHdr != nil && wireHdr.Connection != "" {
 		if _, err := os.Stat(opts.Store.WirePath(wireHdr.Connection)); err == nil {
 			return res, notReadable(fmt.Errorf("this store already holds connection %s (%s): `acptap rebuild` maps it again",

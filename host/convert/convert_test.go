@@ -143,7 +143,11 @@ func TestConvertTraceWritesWireLogAndAEP(t *testing.T) {
 		t.Fatal(err)
 	}
 	hdr := r.Header()
-	want := wire.Source{Mode: "convert", From: "acp-v1-log", Format: "trace", Path: input, SHA256: fmt.Sprintf("%x", sum)}
+	want := wire.Source{Mode: "convert", From: "acp-v1-log", Format: "trace", Path: input, SHA256: fmt.Sprintf("%x", sum),
+		FramesSHA256: res.Source.FramesSHA256}
+	if len(want.FramesSHA256) != 64 {
+		t.Errorf("framesSha256 %q", want.FramesSHA256)
+	}
 	if hdr.Source == nil || *hdr.Source != want || !hdr.StartedAt.IsZero() || hdr.Connection != res.Connection {
 		t.Errorf("header %+v source %+v", hdr, hdr.Source)
 	}
@@ -387,5 +391,50 @@ func TestConvertInterrupted(t *testing.T) {
 	}
 	if res := convert(t, input, opts); res.Existed || res.Frames() != 50 {
 		t.Errorf("after the interruption: %+v", res)
+	}
+}
+
+// TestConvertIdempotentByContent: the same frames in another container —
+// the plain file of a gzip converted before, or its frames as JSON-RPC
+// lines instead of a trace — are recognised by their frames' digest and
+// not converted a second time; other frames are.
+func TestConvertIdempotentByContent(t *testing.T) {
+	root := t.TempDir()
+	opts := testOptions(t, root)
+	b, _ := os.ReadFile(sdkTrace)
+	dir := t.TempDir()
+	first := convert(t, writeFile(t, dir, "trace.jsonl.gz", gz(t, b)), opts)
+	if first.Source.FramesSHA256 == "" || first.Frames() == 0 {
+		t.Fatalf("first: %+v", first)
+	}
+	plain, err := Convert(context.Background(), writeFile(t, dir, "trace.jsonl", b), opts)
+	if err != nil || !plain.Existed || plain.WirePath != first.WirePath {
+		t.Errorf("the plain file of a converted gzip: %+v, %v", plain, err)
+	}
+	// The same frames as JSON-RPC lines (directions from the messages).
+	var frames strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var tl struct {
+			Line string `json:"line"`
+		}
+		if json.Unmarshal([]byte(l), &tl) == nil && tl.Line != "" {
+			frames.WriteString(tl.Line + "\n")
+		}
+	}
+	other, err := Convert(context.Background(), writeFile(t, dir, "frames.jsonl", []byte(frames.String())), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Source.FramesSHA256 == first.Source.FramesSHA256 && (!other.Existed || other.WirePath != first.WirePath) {
+		t.Errorf("the same frames in another layout were converted again: %+v", other)
+	}
+	t.Logf("frames layout: same digest %v, existed %v", other.Source.FramesSHA256 == first.Source.FramesSHA256, other.Existed)
+	logs, _ := filepath.Glob(filepath.Join(root, "wire", "*.jsonl"))
+	if other.Source.FramesSHA256 == first.Source.FramesSHA256 && len(logs) != 1 {
+		t.Errorf("wire logs %v, want one", logs)
+	}
+	changed := convert(t, writeFile(t, dir, "fewer.jsonl", []byte(strings.SplitAfterN(string(b), "\n", 3)[0]+strings.SplitAfterN(string(b), "\n", 3)[1])), opts)
+	if changed.Existed || changed.WirePath == first.WirePath {
+		t.Errorf("other frames were taken for the same: %+v", changed)
 	}
 }

@@ -62,6 +62,12 @@ type Source struct {
 	SHA256 string `json:"sha256"`
 	// Gzip says the input was gzip-compressed.
 	Gzip bool `json:"gzip,omitempty"`
+	// FramesSHA256 is the hex SHA-256 of the frames the input yielded (each
+	// frame's direction, bytes and LF, in order): the same frames in
+	// another container (gzip, a trace, a wire log) have the same digest,
+	// so that convert recognises them. Empty in logs converted before it
+	// was added.
+	FramesSHA256 string `json:"framesSha256,omitempty"`
 }
 
 // Agent describes the agent process on the far side of the tee.
