@@ -19,8 +19,9 @@ import (
 
 func runDemo(env *Env, args []string) int {
 	fs := newFlagSet(env, "demo", "[flags]",
-		"Records a bundled example ACP v2 agent driven by a scripted client, through a real\n"+
-			"`acptap record` subprocess, into a fresh store, then prints what was written. The client\n"+
+		"Records the bundled example agent driven by a scripted client, through a real `acptap\n"+
+			"record` subprocess, into a fresh store, twice: the client speaking ACP v2, then ACP v1 (the\n"+
+			"agent negotiates either); then prints what was written. The client\n"+
 			"configures an MCP server whose env, header and args carry secrets; the demo checks that\n"+
 			"none of them reached the store. Exits 1 if anything went wrong.")
 	storeDir := fs.String("store", "", "store to record into (default: a new directory under the system temp dir)")
@@ -42,17 +43,21 @@ func runDemo(env *Env, args []string) int {
 		return ExitFailure
 	}
 	agent := []string{env.Self, "record", "--store", dir, "--", env.Self, hiddenAgent}
-	fmt.Fprintf(env.Stdout, "acptap demo: a scripted ACP v2 client talks to the bundled example agent through\n  %s\n\n", strings.Join(agent, " "))
+	fmt.Fprintf(env.Stdout, "acptap demo: a scripted client talks to the bundled example agent through\n  %s\n"+
+		"in ACP v2, then in ACP v1\n\n", strings.Join(agent, " "))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var agentErr bytes.Buffer
-	sum, err := clientlib.Run(ctx, agent, clientlib.Options{Cwd: work, Stderr: &agentErr})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap demo: the session failed: %v\n%s", err, agentErr.String())
-		return ExitFailure
+	for _, v := range []int{2, 1} {
+		var agentErr bytes.Buffer
+		sum, err := clientlib.Run(ctx, agent, clientlib.Options{Cwd: work, Stderr: &agentErr, ProtocolVersion: v})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap demo: the ACP v%d session failed: %v\n%s", v, err, agentErr.String())
+			return ExitFailure
+		}
+		fmt.Fprintf(env.Stdout, "Client (ACP v%d): agent %s %s, protocol %d, session %s, %d prompts (%s), %d session/update notifications\n",
+			v, sum.AgentInfo.Name, sum.AgentInfo.Version, sum.ProtocolVersion, sum.SessionID, len(sum.StopReasons),
+			strings.Join(sum.StopReasons, ", "), sum.TotalUpdates)
 	}
-	fmt.Fprintf(env.Stdout, "Client: agent %s %s, protocol %d, session %s, %d prompts, %d session/update notifications\n",
-		sum.AgentInfo.Name, sum.AgentInfo.Version, sum.ProtocolVersion, sum.SessionID, len(sum.PromptMessageIDs), sum.TotalUpdates)
 	ok := report(env.Stdout, dir)
 	if leaks := findSecrets(dir, clientlib.Secrets); len(leaks) > 0 {
 		fmt.Fprintf(env.Stdout, "\nMCP secrets found under the store: %s\n", strings.Join(leaks, ", "))

@@ -1,8 +1,13 @@
 package agentlib_test
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/acptap/acptap/examples/agent/agentlib"
+	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/internal/testpeers"
 )
 
@@ -49,5 +54,28 @@ func TestSDKClientsNegotiate(t *testing.T) {
 				t.Errorf("checked %v", chk.Counts())
 			}
 		})
+	}
+}
+
+// TestExampleClientV1InProcess: the example client asking for ACP v1 gets
+// it from the example agent; every line both ways conforms to the stable
+// v1 schema (SDK 2.4.0); the turns end at the prompt responses.
+func TestExampleClientV1InProcess(t *testing.T) {
+	p := testpeers.CheckedPipes(t, testpeers.V1)
+	done := serve(t, p, agentlib.Options{NewSessionID: fixedIDs()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := clientlib.RunConn(ctx, p.ClientIn, p.ClientOut, clientlib.Options{Cwd: "/home/dev/hello", ProtocolVersion: 1})
+	if err != nil {
+		t.Fatalf("RunConn: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if sum.ProtocolVersion != 1 || sum.AgentInfo.Name != agentlib.Name || strings.Join(sum.StopReasons, ",") != "end_turn,end_turn" {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum.Updates["tool_call"] != 3 || sum.Updates["plan"] != 3 || sum.Updates["state_update"] != 0 || len(sum.PermissionAnswers) != 1 || !sum.Closed {
+		t.Errorf("updates %v, permissions %v, closed %v", sum.Updates, sum.PermissionAnswers, sum.Closed)
 	}
 }

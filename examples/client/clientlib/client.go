@@ -82,6 +82,10 @@ type Options struct {
 	Env []string
 	// Stderr receives the stderr of the command started by Run; nil means os.Stderr.
 	Stderr io.Writer
+	// ProtocolVersion is the ACP version the client asks for: 0 or 2 for
+	// ACP v2, 1 for ACP v1 (v1 shapes; a turn ends at the session/prompt
+	// response, which carries its stopReason).
+	ProtocolVersion int
 	// DrainTimeout bounds how long RunConn waits, after closing its writer,
 	// for the agent's output to end; zero means 5s.
 	DrainTimeout time.Duration
@@ -219,18 +223,25 @@ func (cl *client) summary() Summary {
 }
 
 func (cl *client) script(ctx context.Context) error {
+	v1 := cl.opts.ProtocolVersion == 1
+	info := Implementation{Name: Name, Title: "acptap example client", Version: Version}
 	var init initializeResponse
-	if err := cl.conn.call(ctx, "initialize", initializeRequest{
-		ProtocolVersion: ProtocolVersion,
-		Info:            Implementation{Name: Name, Title: "acptap example client", Version: Version},
-	}, &init); err != nil {
+	var req any = initializeRequest{ProtocolVersion: ProtocolVersion, Info: info}
+	want := ProtocolVersion
+	if v1 {
+		req, want = v1InitializeRequest{ProtocolVersion: 1, ClientInfo: info}, 1
+	}
+	if err := cl.conn.call(ctx, "initialize", req, &init); err != nil {
 		return err
+	}
+	if v1 {
+		init.Info = init.AgentInfo
 	}
 	cl.mu.Lock()
 	cl.sum.ProtocolVersion, cl.sum.AgentInfo = init.ProtocolVersion, init.Info
 	cl.mu.Unlock()
-	if init.ProtocolVersion != ProtocolVersion {
-		return fmt.Errorf("agent answered protocolVersion %d, want %d", init.ProtocolVersion, ProtocolVersion)
+	if init.ProtocolVersion != want {
+		return fmt.Errorf("agent answered protocolVersion %d, want %d", init.ProtocolVersion, want)
 	}
 
 	cwd := cl.opts.Cwd
@@ -266,6 +277,19 @@ func (cl *client) script(ctx context.Context) error {
 	for _, p := range prompts {
 		// The prompt response only means "inserted"; the turn is over at the
 		// next idle state_update with a stopReason. Either may come first.
+		if v1 {
+			// ACP v1: the response ends the turn and says why.
+			var pr v1PromptResponse
+			if err := cl.conn.call(ctx, "session/prompt", promptRequest{
+				SessionID: ns.SessionID, Prompt: []textBlock{{Type: "text", Text: p}},
+			}, &pr); err != nil {
+				return err
+			}
+			cl.mu.Lock()
+			cl.sum.StopReasons = append(cl.sum.StopReasons, pr.StopReason)
+			cl.mu.Unlock()
+			continue
+		}
 		idle := make(chan string, 1)
 		cl.mu.Lock()
 		cl.idle = idle

@@ -50,6 +50,26 @@ type elicitationCapabilities struct {
 type initializeResponse struct {
 	ProtocolVersion int            `json:"protocolVersion"`
 	Info            Implementation `json:"info"`
+	AgentInfo       Implementation `json:"agentInfo"` // ACP v1
+}
+
+// v1InitializeRequest is ACP v1's initialize (protocolVersion 1): the
+// client names itself in clientInfo and advertises no fs or terminal.
+type v1InitializeRequest struct {
+	ProtocolVersion    int            `json:"protocolVersion"`
+	ClientInfo         Implementation `json:"clientInfo"`
+	ClientCapabilities struct {
+		FS struct {
+			ReadTextFile  bool `json:"readTextFile"`
+			WriteTextFile bool `json:"writeTextFile"`
+		} `json:"fs"`
+		Terminal bool `json:"terminal"`
+	} `json:"clientCapabilities"`
+}
+
+// v1PromptResponse ends an ACP v1 turn.
+type v1PromptResponse struct {
+	StopReason string `json:"stopReason"`
 }
 
 type newSessionRequest struct {
