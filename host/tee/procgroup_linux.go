@@ -43,23 +43,35 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // procGroup is the agent's process group and its watchdog.
 type procGroup struct {
-	pgid  int
-	dog   *exec.Cmd
-	dogIn *os.File // closed without "done" when acptap dies: the watchdog then kills the group
-	log   hclog.Logger
+	pgid     int
+	dogReady chan struct{} // closed once the watchdog started (or could not)
+	dog      *exec.Cmd
+	dogIn    *os.File // closed without "done" when acptap dies: the watchdog then kills the group
+	log      hclog.Logger
 }
 
 // startGroup follows the group of the agent cmd just started; watchdog,
-// when set, makes the watchdog command (see Watchdog), started here.
+// when set, makes the watchdog command (see Watchdog), started in the
+// background so that the copying starts at once.
 func startGroup(cmd *exec.Cmd, watchdog func(pgid int) *exec.Cmd, log hclog.Logger) *procGroup {
-	g := &procGroup{pgid: cmd.Process.Pid, log: log}
+	g := &procGroup{pgid: cmd.Process.Pid, log: log, dogReady: make(chan struct{})}
 	if watchdog == nil {
+		close(g.dogReady)
 		return g
 	}
+	go func() {
+		defer close(g.dogReady)
+		g.startWatchdog(watchdog)
+	}()
+	return g
+}
+
+func (g *procGroup) startWatchdog(watchdog func(pgid int) *exec.Cmd) {
+	log := g.log
 	r, w, err := os.Pipe()
 	if err != nil {
 		log.Warn("no process-group watchdog", "error", err)
-		return g
+		return
 	}
 	dog := watchdog(g.pgid)
 	dog.Stdin, dog.Stdout, dog.Stderr = r, nil, nil
@@ -71,10 +83,9 @@ func startGroup(cmd *exec.Cmd, watchdog func(pgid int) *exec.Cmd, log hclog.Logg
 	if err != nil {
 		w.Close()
 		log.Warn("no process-group watchdog", "error", err)
-		return g
+		return
 	}
 	g.dog, g.dogIn = dog, w
-	return g
 }
 
 // signal sends s to the agent's whole group.
@@ -110,6 +121,7 @@ func (g *procGroup) end() {
 	if syscall.Kill(-g.pgid, syscall.SIGKILL) == nil {
 		g.log.Debug("agent's process group killed", "pgid", g.pgid)
 	}
+	<-g.dogReady
 	if g.dog != nil {
 		_, _ = g.dogIn.Write([]byte(watchdogDone))
 		g.dogIn.Close()

@@ -69,5 +69,30 @@ func startGrandparent(t *testing.T) (*exec.Cmd, int) {
 		t.Fatalf("agent said %q", s)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	// The watchdog starts beside the copying: wait until it runs.
+	for !hasWatchdog(cmd.Process.Pid) {
+		time.Sleep(5 * time.Millisecond) // go test's -timeout is the bound
+	}
 	return cmd, pid
+}
+
+// hasWatchdog reports whether the tee process tee has its watchdog child.
+func hasWatchdog(tee int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(tee) {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.Contains(string(env), "TEE_HELPER=watchdog") {
+			return true
+		}
+	}
+	return false
 }
