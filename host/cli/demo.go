@@ -25,8 +25,14 @@ func runDemo(env *Env, args []string) int {
 			"configures an MCP server whose env, header and args carry secrets; the demo checks that\n"+
 			"none of them reached the store. Exits 1 if anything went wrong.")
 	storeDir := fs.String("store", "", "store to record into (default: a new directory under the system temp dir)")
+	acp := fs.String("acp", "both", "the ACP versions the client speaks, one session each: 2, 1 or both")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	versions := map[string][]int{"both": {2, 1}, "2": {2}, "1": {1}}[*acp]
+	if versions == nil {
+		fmt.Fprintf(env.Stderr, "acptap demo: --acp %q: want 2, 1 or both\n", *acp)
+		return ExitUsage
 	}
 	dir := *storeDir
 	if dir == "" {
@@ -43,11 +49,15 @@ func runDemo(env *Env, args []string) int {
 		return ExitFailure
 	}
 	agent := []string{env.Self, "record", "--store", dir, "--", env.Self, hiddenAgent}
+	names := []string{}
+	for _, v := range versions {
+		names = append(names, fmt.Sprintf("ACP v%d", v))
+	}
 	fmt.Fprintf(env.Stdout, "acptap demo: a scripted client talks to the bundled example agent through\n  %s\n"+
-		"in ACP v2, then in ACP v1\n\n", strings.Join(agent, " "))
+		"in %s\n\n", strings.Join(agent, " "), strings.Join(names, ", then in "))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for _, v := range []int{2, 1} {
+	for _, v := range versions {
 		var agentErr bytes.Buffer
 		sum, err := clientlib.Run(ctx, agent, clientlib.Options{Cwd: work, Stderr: &agentErr, ProtocolVersion: v})
 		if err != nil {

@@ -73,7 +73,7 @@ func demoStore(t testing.TB) (dir, session string) {
 	t.Helper()
 	demoOnce.Do(func() {
 		dir := filepath.Join(tmpRoot, "demo")
-		r := acptap(t, "", "demo", "--store", dir)
+		r := acptap(t, "", "demo", "--acp", "2", "--store", dir)
 		if r.code != 0 {
 			demoErr = "acptap demo: exit " + r.stderr + r.stdout
 			return
