@@ -274,9 +274,9 @@ func TestAEP0003_SubscriptionRefusals(t *testing.T) {
 	defer hs.Close()
 	defer s.Close()
 	for q, want := range map[string]string{
-		url.Values{"filter": {`{"seq":5}`}}.Encode():                                                          "invalid-filter",
-		url.Values{"capture": {"most"}}.Encode():                                                              "invalid-filter",
-		url.Values{"from": {`{"session":"s"}`}}.Encode():                                                      "invalid-filter",
+		url.Values{"filter": {`{"seq":5}`}}.Encode():                                                           "invalid-filter",
+		url.Values{"capture": {"most"}}.Encode():                                                               "invalid-filter",
+		url.Values{"from": {`{"session":"s"}`}}.Encode():                                                       "invalid-filter",
 		url.Values{"from": {`[{"session":"a","epoch":0,"seq":1},{"session":"b","epoch":0,"seq":1}]`}}.Encode(): "limit-exceeded",
 	} {
 		resp, err := http.Get(hs.URL + "/stream?" + q)
@@ -390,7 +390,7 @@ func TestAEP0003_WebSocketHelloSubscribe(t *testing.T) {
 func TestAEP0003_WebSocketHelloFirst(t *testing.T) {
 	_, hs := newServer(t, t.TempDir())
 	for frame, code := range map[string]string{
-		`{"type":"subscribe","id":"x"}`:    "hello-required",
+		`{"type":"subscribe","id":"x"}`:     "hello-required",
 		`{"type":"hello","versions":["9"]}`: "version-unsupported",
 	} {
 		c := wsDial(t, hs.URL, nil)
