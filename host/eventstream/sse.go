@@ -100,7 +100,8 @@ func oneLine(s string) string {
 // Pump writes what sub delivers, converted by msg, until ctx ends, the
 // subscription ends or a write fails; a ": ping" comment goes out
 // whenever ping passes without one (0: DefaultPing). Queued items are
-// flushed in bursts. It returns the subscription's error when it ended
+// flushed in bursts; items the subscription dropped since the last burst
+// are declared in a ": dropped N" comment, never silently. It returns the subscription's error when it ended
 // (ErrOverflow, ErrClosed), ctx's error, or the write error.
 func Pump[T any](ctx context.Context, s *SSE, sub *Sub[T], ping time.Duration, msg func(T) (Message, bool)) error {
 	if ping <= 0 {
@@ -108,6 +109,15 @@ func Pump[T any](ctx context.Context, s *SSE, sub *Sub[T], ping time.Duration, m
 	}
 	t := time.NewTicker(ping)
 	defer t.Stop()
+	var dropped uint64
+	declare := func() error {
+		if d := sub.Dropped(); d > dropped {
+			err := s.Comment(fmt.Sprintf("dropped %d (the consumer's queue was full)", d-dropped))
+			dropped = d
+			return err
+		}
+		return nil
+	}
 	send := func(it T) error {
 		m, ok := msg(it)
 		if !ok {
@@ -127,6 +137,9 @@ func Pump[T any](ctx context.Context, s *SSE, sub *Sub[T], ping time.Duration, m
 				return err
 			}
 		case it := <-sub.C():
+			if err := declare(); err != nil {
+				return err
+			}
 			if err := send(it); err != nil {
 				return err
 			}
@@ -145,6 +158,9 @@ func Pump[T any](ctx context.Context, s *SSE, sub *Sub[T], ping time.Duration, m
 			}
 			t.Reset(ping)
 		case <-sub.Done():
+			if err := declare(); err != nil {
+				return err
+			}
 			for {
 				select {
 				case it := <-sub.C():

@@ -415,3 +415,41 @@ func TestAEP0003_WebSocketHelloFirst(t *testing.T) {
 		t.Errorf("binary frame: %v", err)
 	}
 }
+
+// TestAEP0003_SlowConsumerDisconnectedNotSkipped: a consumer that stops
+// reading while notice events keep coming is disconnected (AEP-0003
+// §8.4: deliver or disconnect) with an overflow comment; what it got is a
+// gap-free run of positions, so it resumes exactly.
+func TestAEP0003_SlowConsumerDisconnectedNotSkipped(t *testing.T) {
+	s, hs := newServerOpts(t, Options{Queue: 4})
+	c := openSSE(t, hs.URL+"/stream", nil)
+	pad := strings.Repeat("x", 64<<10)
+	n := 0
+	for ; s.hub.Len() > 0; n++ {
+		if n == 5000 {
+			t.Fatal("the stalled consumer was never disconnected")
+		}
+		line := fmt.Sprintf(`{"aep":"0.1","id":"B%d","type":"x.test.tool.ran","time":"2026-07-03T10:00:00Z","source":"aep://h/agent/t","agent":"t","session":"s1","seq":%d,"severity":"notice","data":{"pad":%q}}`, n, n, pad)
+		mustPost(t, hs.URL, []byte(line))
+	}
+	var last = -1
+	for {
+		m := c.next(t)
+		if m.comment != "" {
+			if strings.HasPrefix(m.comment, "overflow") {
+				break
+			}
+			continue
+		}
+		var seq int
+		fmt.Sscanf(m.id, "s1:0:%d", &seq)
+		if seq != last+1 {
+			t.Fatalf("after %d came %d: a notice event was skipped", last, seq)
+		}
+		last = seq
+	}
+	if last < 0 || last >= n-1 {
+		t.Fatalf("received up to %d of %d before the overflow", last, n)
+	}
+	t.Logf("%d posted; the consumer got 0..%d, then the overflow comment", n, last)
+}

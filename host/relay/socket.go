@@ -280,7 +280,16 @@ func (k *socket) subscribe(f frame) {
 }
 
 func (k *socket) deliver(sub *Subscription, ss *socketSub, plan []replayPart) {
+	var dropped uint64
 	emit := func(it *item) error {
+		if d := ss.live.Dropped(); d > dropped {
+			// Declared, never silent: an acptap frame (unknown frame
+			// types are ignored by AEP peers, §2).
+			if err := k.send(map[string]any{"type": "dropped", "sub": ss.id, "count": d - dropped}); err != nil {
+				return err
+			}
+			dropped = d
+		}
 		b := sub.message(it)
 		if b == nil {
 			return nil
