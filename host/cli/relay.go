@@ -5,8 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
 	"os"
@@ -130,7 +128,7 @@ func runRelay(env *Env, args []string) int {
 	// No server-wide read or write timeout: streams are long-lived. Each
 	// request body and each write to a consumer has its own deadline.
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: log.New(io.Discard, "", 0)}
+		ErrorLog: logger.Named("relay").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})}
 	hs.RegisterOnShutdown(srv.Drain)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

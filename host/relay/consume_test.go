@@ -453,3 +453,39 @@ func TestAEP0003_SlowConsumerDisconnectedNotSkipped(t *testing.T) {
 	}
 	t.Logf("%d posted; the consumer got 0..%d, then the overflow comment", n, last)
 }
+
+// TestDrainEndsStreamsAndSockets: at shutdown an SSE consumer gets
+// ": shutting-down" and the end of its response; a WebSocket consumer a
+// closing frame with the positions it was delivered, then close 1001.
+func TestDrainEndsStreamsAndSockets(t *testing.T) {
+	s, hs := newServerOpts(t, Options{})
+	c := openSSE(t, hs.URL+"/stream", nil)
+	ws := wsDial(t, hs.URL, nil)
+	wsSend(t, ws, `{"type":"hello","versions":["0.1"],"role":"consumer"}`)
+	wsRead(t, ws)
+	wsSend(t, ws, `{"type":"subscribe","id":"a"}`)
+	wsRead(t, ws)
+	mustPost(t, hs.URL, ev("s1", 4, "x.test.run.step", "info"))
+	if m := c.nextEvent(t); m.id != "s1:0:4" {
+		t.Fatalf("sse %+v", m)
+	}
+	if m := wsRead(t, ws); m["id"] != "E-s1-4" {
+		t.Fatalf("ws %v", m)
+	}
+	s.Drain()
+	if m := c.next(t); m.comment != "shutting-down" {
+		t.Fatalf("sse at drain: %+v", m)
+	}
+	if _, err := c.r.ReadString('\n'); err != io.EOF {
+		t.Fatalf("the SSE response did not end: %v", err)
+	}
+	m := wsRead(t, ws)
+	if m["type"] != "closing" || fmt.Sprint(m["delivered"]) != "[map[epoch:0 seq:4 session:s1 sub:a]]" {
+		t.Fatalf("ws at drain: %v", m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("ws close: %v", err)
+	}
+}

@@ -37,6 +37,7 @@ type socket struct {
 	mu        sync.Mutex
 	subs      map[string]*socketSub
 	delivered map[[2]string]position // (sub, session) → last position sent
+	closed    sync.Once
 }
 
 type socketSub struct {
@@ -65,11 +66,13 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(s.opts.MaxBody)
+	// The connection's own context: the library closes the connection
+	// when a read's context ends, so shutdown goes through closing instead.
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	defer context.AfterFunc(s.ctx, stop)()
 	k := &socket{s: s, c: c, ctx: ctx, stop: stop, subs: map[string]*socketSub{}, delivered: map[[2]string]position{}}
 	defer k.closeSubs()
+	defer context.AfterFunc(s.ctx, func() { k.closing("shutting-down", websocket.StatusGoingAway) })()
 	if !k.hello() {
 		return
 	}
@@ -336,6 +339,10 @@ func (k *socket) deliver(sub *Subscription, ss *socketSub, plan []replayPart) {
 // closing sends the closing frame with the positions delivered per
 // subscription, then closes (AEP-0003 §3.5 rule 4).
 func (k *socket) closing(reason string, code websocket.StatusCode) {
+	k.closed.Do(func() { k.close(reason, code) })
+}
+
+func (k *socket) close(reason string, code websocket.StatusCode) {
 	k.mu.Lock()
 	var delivered []map[string]any
 	for key, p := range k.delivered {
