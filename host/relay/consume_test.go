@@ -489,3 +489,53 @@ func TestDrainEndsStreamsAndSockets(t *testing.T) {
 		t.Fatalf("ws close: %v", err)
 	}
 }
+
+// TestAEP0003_DiscoveryAdvertisesWhatIsServed: both discovery URLs give
+// the same document: the three endpoints (each answering), attr-match,
+// the replay buffer in use with replay-all, the capture ceilings taken,
+// no control accepted and no roster (not implemented, so not declared).
+func TestAEP0003_DiscoveryAdvertisesWhatIsServed(t *testing.T) {
+	_, hs := newServerOpts(t, Options{Buffer: 123})
+	var docs []string
+	for _, p := range []string{"/events", "/.well-known/aep"} {
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+p, nil)
+		code, body, h := do(t, req)
+		if code != http.StatusOK || h.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: %d %s", p, code, h.Get("Content-Type"))
+		}
+		docs = append(docs, body)
+	}
+	if docs[0] != docs[1] {
+		t.Fatalf("two documents:\n%s\n%s", docs[0], docs[1])
+	}
+	var d struct {
+		AEP          []string          `json:"aep"`
+		Endpoints    map[string]string `json:"endpoints"`
+		Capabilities map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(docs[0]), &d); err != nil {
+		t.Fatal(err)
+	}
+	c := d.Capabilities
+	if fmt.Sprint(d.AEP) != "[0.1]" || d.Endpoints["stream"] != "/stream" || d.Endpoints["socket"] != "/socket" || d.Endpoints["events"] != "/events" ||
+		string(c["filters"]) != `["attr-match"]` || string(c["replay"]) != `{"all":true,"buffer":123}` ||
+		string(c["capture"]) != `["none","metadata","redacted","full"]` || string(c["control"]) != `{"accepts":[]}` || c["roster"] != nil {
+		t.Fatalf("discovery %s", docs[0])
+	}
+	openSSE(t, hs.URL+d.Endpoints["stream"]+"?live=0", nil)
+	ws := wsDial(t, hs.URL, nil)
+	wsSend(t, ws, `{"type":"hello","versions":["0.1"]}`)
+	if h := wsRead(t, ws); fmt.Sprint(h["capabilities"]) != fmt.Sprint(mapOf(t, c)) {
+		t.Fatalf("hello capabilities %v differ from discovery %s", h["capabilities"], docs[0])
+	}
+}
+
+func mapOf(t *testing.T, c map[string]json.RawMessage) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(c)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
