@@ -158,6 +158,9 @@ func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
 		fmt.Fprintln(env.Stderr, "acptap relay: no token (--no-auth): anyone on this machine can post and read events")
 		return "", nil
 	case tokenFile != "":
+		if st, err := os.Stat(tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+			fmt.Fprintf(env.Stderr, "acptap relay: WARNING: %s is readable by others (mode %04o); chmod 600 it\n", tokenFile, st.Mode().Perm())
+		}
 		return relay.ReadToken(tokenFile)
 	}
 	path := filepath.Join(root, relay.TokenFile)
