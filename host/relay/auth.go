@@ -2,18 +2,17 @@ package relay
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/acptap/acptap/host/httpguard"
 	"github.com/acptap/acptap/host/store"
 )
 
@@ -92,19 +91,15 @@ func IsLoopback(addr string) bool {
 // rebinding attack resolves to loopback; then the bearer token, on every
 // path but GET /healthz.
 func (s *Server) guard(next http.Handler) http.Handler {
+	hosts := httpguard.Hosts{Allow: s.opts.AllowHosts}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.allowedHost(r.Host) {
-			writeJSON(w, http.StatusForbidden, map[string]any{"error": "forbidden-host",
-				"detail": "the Host header names neither loopback, an IP address, nor an allowed host (--allow-host)"})
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" {
-			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !s.allowedHost(u.Host) {
-				writeJSON(w, http.StatusForbidden, map[string]any{"error": "forbidden-origin",
-					"detail": "the Origin names neither loopback, an IP address, nor an allowed host"})
-				return
+		if err := hosts.Check(r); err != nil {
+			code := "forbidden-host"
+			if errors.Is(err, httpguard.ErrForeignOrigin) {
+				code = "forbidden-origin"
 			}
+			writeJSON(w, http.StatusForbidden, map[string]any{"error": code, "detail": err.Error() + " (--allow-host adds names)"})
+			return
 		}
 		if r.URL.Path != "/healthz" {
 			switch s.authorized(r) {
@@ -126,54 +121,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // browser's EventSource cannot set headers, so GET /stream also takes
 // ?access_token= (AEP-0003 §8.1; never logged).
 func (s *Server) authorized(r *http.Request) int {
-	if s.opts.Token == "" {
-		return 0
+	query := ""
+	if r.URL.Path == "/stream" {
+		query = "access_token"
 	}
-	got, ok := "", false
-	if a := r.Header.Get("Authorization"); a != "" {
-		scheme, tok, found := strings.Cut(a, " ")
-		if !found || !strings.EqualFold(scheme, "Bearer") {
-			return http.StatusUnauthorized
-		}
-		got, ok = strings.TrimSpace(tok), true
-	} else if r.URL.Path == "/stream" && r.URL.Query().Has("access_token") {
-		got, ok = r.URL.Query().Get("access_token"), true
-	}
-	if !ok {
-		return http.StatusUnauthorized
-	}
-	if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) != 1 {
-		return http.StatusForbidden
-	}
-	return 0
-}
-
-// allowedHost accepts a Host value (host[:port]) that is an IP literal (a
-// rebinding attack needs a DNS name), a loopback name (localhost,
-// *.localhost), this machine's name, or one of Options.AllowHosts.
-func (s *Server) allowedHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if host == "" {
-		return false
-	}
-	if net.ParseIP(host) != nil {
-		return true
-	}
-	host = strings.ToLower(host)
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if h := hostname(); h != "" && strings.EqualFold(host, h) {
-		return true
-	}
-	for _, a := range s.opts.AllowHosts {
-		if strings.EqualFold(host, strings.TrimSuffix(a, ".")) {
-			return true
-		}
-	}
-	return false
+	return httpguard.Bearer(r, s.opts.Token, query)
 }

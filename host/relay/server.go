@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -267,10 +266,4 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func supportedVersion(v string) bool {
 	v = strings.TrimSpace(v)
 	return v == aep.Version || strings.HasPrefix(v, aep.Version+".")
-}
-
-// hostname is this machine's name, accepted in Host beside loopback.
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
 }
