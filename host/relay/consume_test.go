@@ -539,3 +539,25 @@ func mapOf(t *testing.T, c map[string]json.RawMessage) map[string]any {
 	}
 	return m
 }
+
+// TestReplayBeyondMaxSessions: only MaxSessions replay buffers stay in
+// memory; a consumer resuming in a session dropped from memory is served
+// from its file all the same, and replay-all covers what is held.
+func TestReplayBeyondMaxSessions(t *testing.T) {
+	s, hs := newServerOpts(t, Options{MaxSessions: 2})
+	for _, sess := range []string{"a", "b", "c"} {
+		for i := range 3 {
+			mustPost(t, hs.URL, ev(sess, i, "x.test.run.step", "info"))
+		}
+	}
+	s.mu.Lock()
+	held := len(s.store.index)
+	s.mu.Unlock()
+	if held != 2 {
+		t.Fatalf("%d sessions held", held)
+	}
+	c := openSSE(t, streamURL(hs.URL, url.Values{"live": {"0"}}), http.Header{"Last-Event-Id": {"a:0:0"}})
+	if x, y := c.nextEvent(t), c.nextEvent(t); x.id != "a:0:1" || y.id != "a:0:2" {
+		t.Fatalf("resume in a dropped session: %+v %+v", x, y)
+	}
+}

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // maxLine bounds one stored line when reading the store back.
@@ -109,6 +112,7 @@ func (s *eventStore) plan(all bool, from []Resume) []replayPart {
 	}
 	for _, r := range from {
 		at := position{r.Epoch, r.Seq}
+		s.reindex(r.Session)
 		for _, ix := range s.index {
 			if ix.session != r.Session || len(ix.entries) == 0 {
 				continue
@@ -127,6 +131,20 @@ func (s *eventStore) plan(all bool, from []Resume) []replayPart {
 		}
 	}
 	return out
+}
+
+// reindex indexes again, from its files, a session dropped from memory
+// (beyond maxSessions), so a consumer resuming in it is served from the
+// stored log.
+func (s *eventStore) reindex(session string) {
+	paths, _ := filepath.Glob(filepath.Join(s.root, "*", aep.FileName(session)+".jsonl"))
+	for _, p := range paths {
+		if _, ok := s.index[p]; !ok {
+			if _, _, err := s.loadFile(p, nil); err != nil {
+				s.log.Warn("relay store: reindex failed", "path", p, "error", err)
+			}
+		}
+	}
 }
 
 func firstPos(es []entry) *position {

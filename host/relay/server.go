@@ -25,6 +25,10 @@ const (
 	DefaultAddr = "127.0.0.1:8787"
 	// DefaultBuffer is the replay buffer: events per session (AEP_BUFFER).
 	DefaultBuffer = 10000
+	// DefaultMaxSessions bounds the sessions whose replay buffer is held
+	// in memory (AEP_MAX_SESSIONS); a session beyond it is indexed again
+	// from its file when a consumer resumes in it.
+	DefaultMaxSessions = 500
 	// DefaultMaxFrom bounds the resume positions of one subscription.
 	DefaultMaxFrom = 500
 	// DefaultMaxOpenFiles bounds the session files held open.
@@ -58,6 +62,8 @@ type Options struct {
 	AllowHosts []string
 	// Buffer is the replay buffer per session (DefaultBuffer).
 	Buffer int
+	// MaxSessions bounds the replay buffers held (DefaultMaxSessions).
+	MaxSessions int
 	// MaxFrom bounds a subscription's resume positions (DefaultMaxFrom).
 	MaxFrom int
 	// Ping is the SSE heartbeat and WebSocket ping interval
@@ -117,6 +123,7 @@ func New(opts Options) (*Server, error) {
 	def(&opts.MaxBatch, DefaultMaxBatch)
 	def(&opts.Buffer, DefaultBuffer)
 	def(&opts.MaxFrom, DefaultMaxFrom)
+	def(&opts.MaxSessions, DefaultMaxSessions)
 	def(&opts.MaxOpenFiles, DefaultMaxOpenFiles)
 	def(&opts.MaxBodies, DefaultMaxBodies)
 	def(&opts.Queue, DefaultQueue)
@@ -144,7 +151,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, validator: v, hub: eventstream.NewHub[*item](),
 		bodies: make(chan struct{}, opts.MaxBodies),
-		store:  newEventStore(opts.Root, opts.Logger, opts.MaxOpenFiles, opts.IdleClose, opts.Buffer)}
+		store:  newEventStore(opts.Root, opts.Logger, opts.MaxOpenFiles, opts.IdleClose, opts.Buffer, opts.MaxSessions)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	n, err := s.store.load(&s.stream)
 	if err != nil {

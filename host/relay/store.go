@@ -33,16 +33,21 @@ func Path(root, agent, session string) string {
 // line, a torn tail repaired whenever a file is opened. It keeps at most
 // maxOpen files open (least recently used closed first) and closes files
 // idle for longer than idle. Per session it indexes the last buffer
-// events (position, offset), which is the replay buffer. Not safe for
-// concurrent use: the server's lock guards it.
+// events (position, offset), which is the replay buffer, for at most
+// maxSessions sessions (the least recently written is dropped from memory,
+// and indexed again from its file when a consumer resumes in it). Not
+// safe for concurrent use: the server's lock guards it.
 type eventStore struct {
 	root    string
 	log     hclog.Logger
 	maxOpen int
 	idle    time.Duration
 	buffer  int
+	// maxSessions bounds the sessions indexed in memory.
+	maxSessions int
 
-	open  map[string]*openFile
+	open   map[string]*openFile
+	recent *list.List // of *sessionIndex, most recently written first
 	lru   *list.List // of *openFile, most recently used at the front
 	index map[string]*sessionIndex
 }
@@ -76,11 +81,12 @@ type sessionIndex struct {
 	path, agent, session string
 	entries              []entry
 	trimmed              bool // older events were evicted from the buffer
+	elem                 *list.Element
 }
 
-func newEventStore(root string, log hclog.Logger, maxOpen int, idle time.Duration, buffer int) *eventStore {
-	return &eventStore{root: root, log: log, maxOpen: maxOpen, idle: idle, buffer: buffer,
-		open: map[string]*openFile{}, lru: list.New(), index: map[string]*sessionIndex{}}
+func newEventStore(root string, log hclog.Logger, maxOpen int, idle time.Duration, buffer, maxSessions int) *eventStore {
+	return &eventStore{root: root, log: log, maxOpen: maxOpen, idle: idle, buffer: buffer, maxSessions: maxSessions,
+		open: map[string]*openFile{}, lru: list.New(), index: map[string]*sessionIndex{}, recent: list.New()}
 }
 
 // writer returns the open file for path, opening (and repairing) it when
@@ -161,7 +167,14 @@ func (s *eventStore) indexEvent(path string, h *aep.Header, off, n int64) {
 	ix, ok := s.index[path]
 	if !ok {
 		ix = &sessionIndex{path: path, agent: h.Agent, session: h.Session}
+		ix.elem = s.recent.PushFront(ix)
 		s.index[path] = ix
+		for len(s.index) > s.maxSessions {
+			old := s.recent.Remove(s.recent.Back()).(*sessionIndex)
+			delete(s.index, old.path)
+		}
+	} else {
+		s.recent.MoveToFront(ix.elem)
 	}
 	e := entry{off: off, n: n}
 	if h.Seq != nil {
@@ -240,8 +253,8 @@ func (s *eventStore) load(st *aep.Stream) (int, error) {
 	return n, err
 }
 
-// loadFile reads path's LF-terminated lines; torn reports bytes after the
-// last LF.
+// loadFile reads path's LF-terminated lines into the index, and into st
+// unless it is nil; torn reports bytes after the last LF.
 func (s *eventStore) loadFile(path string, st *aep.Stream) (n int, torn bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -262,11 +275,15 @@ func (s *eventStore) loadFile(path string, st *aep.Stream) (n int, torn bool, er
 		if err != nil {
 			continue
 		}
-		canon, err := aep.CanonicalRaw(line)
-		if err != nil {
-			continue
+		var canon []byte
+		if st != nil {
+			if canon, err = aep.CanonicalRaw(line); err != nil {
+				continue
+			}
 		}
-		_ = st.Admit(h, canon)
+		if st != nil {
+			_ = st.Admit(h, canon)
+		}
 		if h.Session != "" {
 			s.indexEvent(path, h, off, int64(len(line)))
 		}
