@@ -48,8 +48,8 @@ type eventStore struct {
 
 	open   map[string]*openFile
 	recent *list.List // of *sessionIndex, most recently written first
-	lru   *list.List // of *openFile, most recently used at the front
-	index map[string]*sessionIndex
+	lru    *list.List // of *openFile, most recently used at the front
+	index  map[string]*sessionIndex
 }
 
 type openFile struct {
