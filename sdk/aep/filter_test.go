@@ -83,3 +83,28 @@ func TestAttrMatchBeyondTheFixture(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFilter: any input is either refused with ErrInvalidFilter or
+// parsed into a filter that matches without panicking, and {} always
+// matches.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{`{}`, `{"type":["attention.*"]}`, `{"severity":{"gte":"notice","lte":"error"}}`, `{"epoch":0}`, `{"acmeregion":"eu-1"}`, `{"agent":[]}`, `[1]`} {
+		f.Add(s)
+	}
+	ev := map[string]any{"type": "attention.requested", "session": "s1", "epoch": json.Number("2"), "severity": "warning", "acmeregion": "eu-1"}
+	f.Fuzz(func(t *testing.T, s string) {
+		flt, err := aep.ParseFilter([]byte(s))
+		if err != nil {
+			if !errors.Is(err, aep.ErrInvalidFilter) {
+				t.Fatalf("%q: %v does not wrap ErrInvalidFilter", s, err)
+			}
+			return
+		}
+		if flt.Match(ev) != flt.Match(ev) {
+			t.Fatal("not deterministic")
+		}
+		if flt.Empty() && !flt.Match(map[string]any{}) {
+			t.Fatal("an empty filter refused an event")
+		}
+	})
+}
