@@ -421,7 +421,7 @@ func TestAEP0003_WebSocketHelloFirst(t *testing.T) {
 // §8.4: deliver or disconnect) with an overflow comment; what it got is a
 // gap-free run of positions, so it resumes exactly.
 func TestAEP0003_SlowConsumerDisconnectedNotSkipped(t *testing.T) {
-	s, hs := newServerOpts(t, Options{Queue: 4})
+	s, hs := newServerOpts(t, Options{Queue: 4, WriteTimeout: 5 * time.Minute})
 	c := openSSE(t, hs.URL+"/stream", nil)
 	pad := strings.Repeat("x", 64<<10)
 	n := 0

@@ -203,7 +203,7 @@ func TestHardening15_TornTailRepairedOnOpen(t *testing.T) {
 // 1 MiB posts are all stored, but no more than MaxBodies bodies are ever
 // held at once (the memory bound).
 func TestHardening16_ParallelBodiesBounded(t *testing.T) {
-	s, hs := newServerOpts(t, Options{MaxBodies: 2})
+	s, hs := newServerOpts(t, Options{MaxBodies: 2, BodyTimeout: 5 * time.Minute})
 	pad := bytes.Repeat([]byte(" "), 1<<20)
 	var wg sync.WaitGroup
 	errs := make(chan string, 40)
