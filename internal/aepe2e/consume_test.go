@@ -149,7 +149,7 @@ func TestRelayConsumers_SSEAndWebSocket(t *testing.T) {
 	}
 
 	live := openStream(t, base, token, url.Values{"filter": {consumerFilter}}.Encode(), "")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws://"+r.addr+"/socket", &websocket.DialOptions{
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
