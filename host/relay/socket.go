@@ -99,12 +99,12 @@ func (k *socket) send(v any) error {
 }
 
 func (k *socket) write(b []byte) error {
-	ctx, cancel := context.WithTimeout(k.ctx, cmp(k.s.opts.WriteTimeout, eventstream.DefaultWriteTimeout))
+	ctx, cancel := context.WithTimeout(k.ctx, orDefault(k.s.opts.WriteTimeout, eventstream.DefaultWriteTimeout))
 	defer cancel()
 	return k.c.Write(ctx, websocket.MessageText, b)
 }
 
-func cmp(d, def time.Duration) time.Duration {
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
