@@ -1,7 +1,6 @@
 package otlp
 
 import (
-	"strings"
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -86,13 +85,13 @@ func LogRecord(ev map[string]any, trace, span []byte) *logspb.LogRecord {
 	if data := obj(ev, "data"); data != nil {
 		rest := map[string]any{}
 		for k, v := range data {
-			if strings.HasPrefix(k, "gen_ai.") {
+			if isGenAI(k) {
 				continue
 			}
 			rest[k] = v
 		}
 		for _, kv := range kvs(data) {
-			if strings.HasPrefix(kv.Key, "gen_ai.") {
+			if isGenAI(kv.Key) {
 				a = append(a, kv)
 			}
 		}
