@@ -26,12 +26,12 @@ const (
 
 // DeliveryStats count what the sender did.
 type DeliveryStats struct {
-	Segments     uint64
-	LogRecords   uint64
-	Spans        uint64
-	Rejected     uint64 // refused by the collector (permanent error or partial success)
-	Retries      uint64
-	LastError    string
+	Segments   uint64
+	LogRecords uint64
+	Spans      uint64
+	Rejected   uint64 // refused by the collector (permanent error or partial success)
+	Retries    uint64
+	LastError  string
 }
 
 // Sender moves the spool's segments, oldest first, to the collector: one
@@ -84,40 +84,14 @@ func (s *Sender) Stats() DeliveryStats {
 	return s.stats
 }
 
-// Run delivers until ctx is done. It first claims the spool (only one
-// process sends from a spool), retrying while another process holds it.
-// With untilEmpty it returns nil as soon as the spool is empty.
+// Run delivers until ctx is done. Only one process sends from a spool at
+// a time: Run claims the spool while it holds segments and releases it
+// once it is empty, so several recordings can share one. With untilEmpty
+// it returns nil as soon as the spool is empty.
 func (s *Sender) Run(ctx context.Context, untilEmpty bool) error {
 	s.init()
-	var release func()
 	for {
-		r, ok, err := s.Spool.Claim()
-		if err != nil {
-			return err
-		}
-		if ok {
-			release = r
-			break
-		}
-		if untilEmpty && s.Spool.Empty() {
-			return nil
-		}
-		if err := sleep(ctx, claimRetry, nil); err != nil {
-			return err
-		}
-	}
-	defer release()
-	backoff := s.MinBackoff
-	down := false
-	for {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		seg, err := s.Spool.Peek()
-		if err != nil {
-			return err
-		}
-		if seg == nil {
+		if s.Spool.Empty() {
 			if untilEmpty {
 				return nil
 			}
@@ -125,6 +99,36 @@ func (s *Sender) Run(ctx context.Context, untilEmpty bool) error {
 				return err
 			}
 			continue
+		}
+		release, ok, err := s.Spool.Claim()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if err := sleep(ctx, claimRetry, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		err = s.drain(ctx)
+		release()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// drain delivers the claimed spool until it is empty.
+func (s *Sender) drain(ctx context.Context) error {
+	backoff := s.MinBackoff
+	down := false
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		seg, err := s.Spool.Peek()
+		if err != nil || seg == nil {
+			return err
 		}
 		err = s.send(ctx, seg)
 		if err == nil || errors.Is(err, ErrPermanent) {

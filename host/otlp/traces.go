@@ -65,11 +65,11 @@ type toolRun struct {
 }
 
 type wait struct {
-	id, kind         string
-	start            time.Time
-	outcome, option  string
-	latency          int64
-	hasLatency       bool
+	id, kind        string
+	start           time.Time
+	outcome, option string
+	latency         int64
+	hasLatency      bool
 }
 
 // Spans is what one event completed: the spans of a finished run (or of a

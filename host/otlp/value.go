@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"maps"
+	"slices"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 )
@@ -80,7 +80,9 @@ func intValue(n int64) *commonpb.AnyValue {
 }
 
 func strAttr(k, v string) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: strValue(v)} }
-func intAttr(k string, v int64) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: intValue(v)} }
+func intAttr(k string, v int64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: intValue(v)}
+}
 
 // attrs collects attributes, skipping empty strings.
 type attrs []*commonpb.KeyValue
