@@ -70,13 +70,17 @@ func targets(t *testing.T, c *otlpcollector.Collector, protocol string) *Client 
 }
 
 // sendGolden projects the golden fixture through a spool and delivers it.
-func sendGolden(t *testing.T, cl *Client, level aep.Level) FileResult {
+func sendGolden(t *testing.T, cl *Client, level aep.Level, info ...func(string) Agent) FileResult {
 	t.Helper()
 	sp, err := spool.Open(filepath.Join(t.TempDir(), "spool"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := SpoolFile(goldenPath, sp, level, "test", nil, 0)
+	var in func(string) Agent
+	if len(info) > 0 {
+		in = info[0]
+	}
+	res, err := SpoolFile(goldenPath, sp, level, "test", in, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package otlp
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -241,13 +243,16 @@ func (t *Tracer) Feed(ev map[string]any) (trace, span []byte, done []Spans) {
 // returns their spans.
 func (t *Tracer) Flush() []Spans {
 	var out []Spans
-	for sid, s := range t.sessions {
-		for run, tu := range s.runs {
+	for _, sid := range slices.Sorted(maps.Keys(t.sessions)) {
+		s := t.sessions[sid]
+		for _, run := range slices.Sorted(maps.Keys(s.runs)) {
+			tu := s.runs[run]
 			tu.end, tu.unfinished = s.last, true
 			out = append(out, t.turnSpans(sid, s, tu))
 			delete(s.runs, run)
 		}
-		for call, tr := range s.tools {
+		for _, call := range slices.Sorted(maps.Keys(s.tools)) {
+			tr := s.tools[call]
 			if tr.turn == nil {
 				tr.end, tr.unfinished = s.last, true
 				out = append(out, Spans{Session: sid, Rank: aep.SeverityRank("notice"), RS: t.resourceSpans(sid, s, t.toolSpan(sid, tr))})
