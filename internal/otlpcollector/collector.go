@@ -62,13 +62,14 @@ type Span struct {
 type Collector struct {
 	GRPCAddr, HTTPAddr string
 
-	mu     sync.Mutex
-	logs   []Log
-	spans  []Span
-	reqs   int
-	refuse atomic.Bool
-	logsR  receiver.Logs
-	spansR receiver.Traces
+	mu          sync.Mutex
+	logs        []Log
+	spans       []Span
+	reqs        int
+	refuse      atomic.Bool
+	refuseSpans atomic.Bool
+	logsR       receiver.Logs
+	spansR      receiver.Traces
 }
 
 // Start runs the receiver on free loopback ports.
@@ -174,6 +175,9 @@ func (c *Collector) Restart(t testing.TB) {
 // Refuse makes the consumer fail every request (a retryable error) while on.
 func (c *Collector) Refuse(on bool) { c.refuse.Store(on) }
 
+// RefuseSpans fails only trace requests while on (logs are accepted).
+func (c *Collector) RefuseSpans(on bool) { c.refuseSpans.Store(on) }
+
 var errRefused = errors.New("refused by the test collector")
 
 func (c *Collector) consumeLogs(_ context.Context, ld plog.Logs) error {
@@ -200,7 +204,7 @@ func (c *Collector) consumeLogs(_ context.Context, ld plog.Logs) error {
 }
 
 func (c *Collector) consumeTraces(_ context.Context, td ptrace.Traces) error {
-	if c.refuse.Load() {
+	if c.refuse.Load() || c.refuseSpans.Load() {
 		return errRefused
 	}
 	var out []Span
