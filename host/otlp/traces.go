@@ -29,7 +29,20 @@ type Tracer struct {
 	Version string
 
 	sessions map[string]*traceSession
+	// held are finished runs waiting for the session's agent to be known
+	// (the ASR stream is written by another plugin, which may lag).
+	held []heldTurn
 }
+
+type heldTurn struct {
+	sid string
+	s   *traceSession
+	tu  *turn
+}
+
+// maxHeld bounds the finished runs held back for the agent's name; past
+// it they are sent without it.
+const maxHeld = 64
 
 type traceSession struct {
 	runs  map[string]*turn    // open runs by run id
@@ -83,9 +96,18 @@ type Spans struct {
 }
 
 // Feed takes the next event of its session (decoded, down-levelled) and
-// returns the span context its log record belongs to and the spans it
-// completed.
+// returns the span context its log record belongs to and the spans that
+// are complete: a finished run's are held back until the session's agent
+// is known (Info), so that they carry its name.
 func (t *Tracer) Feed(ev map[string]any) (trace, span []byte, done []Spans) {
+	trace, span, done = t.feed(ev)
+	if len(t.held) > 0 {
+		done = append(done, t.release(false)...)
+	}
+	return trace, span, done
+}
+
+func (t *Tracer) feed(ev map[string]any) (trace, span []byte, done []Spans) {
 	sid := str(ev, "session")
 	if t.sessions == nil {
 		t.sessions = map[string]*traceSession{}
@@ -151,7 +173,8 @@ func (t *Tracer) Feed(ev map[string]any) (trace, span []byte, done []Spans) {
 		usageOf(data, tu.usage)
 		tu.rank = max(tu.rank, aep.SeverityRank(Severity(ev)))
 		delete(s.runs, run)
-		return tu.trace, tu.span, []Spans{t.turnSpans(sid, s, tu)}
+		t.held = append(t.held, heldTurn{sid, s, tu})
+		return tu.trace, tu.span, nil
 	case "tool.requested":
 		tool := obj(data, "tool")
 		call := str(tool, "call_id")
@@ -238,11 +261,34 @@ func (t *Tracer) Feed(ev map[string]any) (trace, span []byte, done []Spans) {
 	return tr, sp, nil
 }
 
+// release builds the held runs whose agent is known (all of them when
+// force is set, or when too many are held), in the order they finished.
+func (t *Tracer) release(force bool) []Spans {
+	var out []Spans
+	force = force || t.Info == nil || len(t.held) > maxHeld
+	known := map[string]bool{}
+	keep := t.held[:0]
+	for _, h := range t.held {
+		ok, seen := known[h.sid]
+		if !seen {
+			ok = force || t.agent(h.sid).Name != ""
+			known[h.sid] = ok
+		}
+		if ok {
+			out = append(out, t.turnSpans(h.sid, h.s, h.tu))
+		} else {
+			keep = append(keep, h)
+		}
+	}
+	t.held = keep
+	return out
+}
+
 // Flush ends every run and tool call still open (the recorded session
 // stopped mid-turn) at the session's last event, marked unfinished, and
-// returns their spans.
+// returns their spans, after those of the runs held back.
 func (t *Tracer) Flush() []Spans {
-	var out []Spans
+	out := t.release(true)
 	for _, sid := range slices.Sorted(maps.Keys(t.sessions)) {
 		s := t.sessions[sid]
 		for _, run := range slices.Sorted(maps.Keys(s.runs)) {
