@@ -46,6 +46,8 @@ func commands() []command {
 		{"plugins", "list the plugins found, their claims, checksums and health", runPlugins},
 		{"relay", "run an AEP receiver: validate, dedupe and store events posted to /events", runRelay},
 		{"export", "send stored sessions to an OpenTelemetry collector (OTLP logs and GenAI spans)", runExport},
+		{"ship", "publish the store's outputs to the team store on NATS JetStream", runShip},
+		{"collect", "write every origin's outputs from the team store into a central store", runCollect},
 		{"validate", "check ASR streams against the ASR schema and stream invariants", runValidate},
 		{"show", "print an ASR stream as a readable transcript", runShow},
 		{"demo", "record a bundled example agent and client, then show what was written", runDemo},

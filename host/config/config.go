@@ -53,10 +53,15 @@ type Config struct {
 	AEP AEP `koanf:"aep"`
 	// OTLP configures the OpenTelemetry export (docs/otlp.md).
 	OTLP OTLP `koanf:"otlp"`
+	// Ship configures shipping outputs to a team store ([ship.nats]).
+	Ship Ship `koanf:"ship"`
 
 	// Builtins names the plugins compiled into the host binary; it comes
 	// from LoadOptions.Builtins and is not a configuration key.
 	Builtins []string `koanf:"-"`
+	// File is the --config file it was loaded from ("" for the default
+	// file, or none); a process acptap starts for it reads the same.
+	File string `koanf:"-"`
 }
 
 // Log configures the host's own log.
@@ -190,6 +195,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
+		"ship":            shipDefaults(),
 		"otlp": map[string]any{"enabled": false, "endpoint": "", "protocol": "", "headers": map[string]any{}, "timeout": time.Duration(0),
 			"insecure": false, "max_capture": DefaultOTLPMaxCapture, "spool_bytes": DefaultOTLPSpoolBytes, "flush": DefaultOTLPFlush},
 	}
@@ -209,6 +215,7 @@ var schema = keys{
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
+	"ship":            shipSchema,
 	"otlp": {"enabled": nil, "endpoint": nil, "protocol": nil, "headers": {"*": nil}, "timeout": nil, "insecure": nil,
 		"max_capture": nil, "spool_bytes": nil, "flush": nil},
 }
