@@ -148,6 +148,8 @@ type OTLP struct {
 	Timeout time.Duration `koanf:"timeout"`
 	// Insecure sends gRPC in plaintext even to an https endpoint.
 	Insecure bool `koanf:"insecure"`
+	// Compression is "gzip" or "none" (empty: the environment, else none).
+	Compression string `koanf:"compression"`
 	// MaxCapture down-levels events before export: none, metadata,
 	// redacted or full. Message content reaches spans only from redacted up.
 	MaxCapture string `koanf:"max_capture"`
@@ -197,7 +199,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
 		"ship":            shipDefaults(),
 		"otlp": map[string]any{"enabled": false, "endpoint": "", "protocol": "", "headers": map[string]any{}, "timeout": time.Duration(0),
-			"insecure": false, "max_capture": DefaultOTLPMaxCapture, "spool_bytes": DefaultOTLPSpoolBytes, "flush": DefaultOTLPFlush},
+			"insecure": false, "compression": "", "max_capture": DefaultOTLPMaxCapture, "spool_bytes": DefaultOTLPSpoolBytes, "flush": DefaultOTLPFlush},
 	}
 }
 
@@ -217,7 +219,7 @@ var schema = keys{
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
 	"ship":            shipSchema,
 	"otlp": {"enabled": nil, "endpoint": nil, "protocol": nil, "headers": {"*": nil}, "timeout": nil, "insecure": nil,
-		"max_capture": nil, "spool_bytes": nil, "flush": nil},
+		"compression": nil, "max_capture": nil, "spool_bytes": nil, "flush": nil},
 }
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the

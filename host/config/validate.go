@@ -137,6 +137,9 @@ func (c *Config) validateOTLP(bad func(key, format string, args ...any)) {
 			bad("otlp.endpoint", "%q is not an http(s) URL", o.Endpoint)
 		}
 	}
+	if o.Compression != "" && o.Compression != "gzip" && o.Compression != "none" {
+		bad("otlp.compression", "%q is not one of gzip, none", o.Compression)
+	}
 	if o.Protocol != "" && o.Protocol != "grpc" && o.Protocol != "http/protobuf" {
 		bad("otlp.protocol", "%q is not one of grpc, http/protobuf", o.Protocol)
 	}

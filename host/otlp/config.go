@@ -20,7 +20,7 @@ func Enabled(c config.OTLP) bool { return c.Enabled || c.Endpoint != "" }
 
 // SettingsOf maps the [otlp] section to Settings.
 func SettingsOf(c config.OTLP) Settings {
-	return Settings{Endpoint: c.Endpoint, Protocol: c.Protocol, Headers: c.Headers, Timeout: c.Timeout, Insecure: c.Insecure}
+	return Settings{Endpoint: c.Endpoint, Protocol: c.Protocol, Headers: c.Headers, Timeout: c.Timeout, Insecure: c.Insecure, Compression: c.Compression}
 }
 
 // MaxCaptureOf parses otlp.max_capture (validated by config; default

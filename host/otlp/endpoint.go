@@ -30,6 +30,8 @@ type Settings struct {
 	Headers  map[string]string
 	Timeout  time.Duration
 	Insecure bool
+	// Compression is "gzip" or "none" (empty: the environment, else none).
+	Compression string
 }
 
 // Target is where one signal goes.
@@ -41,6 +43,8 @@ type Target struct {
 	Headers  map[string]string
 	Timeout  time.Duration
 	Insecure bool
+	// Compression is "gzip" or "" (none).
+	Compression string
 }
 
 // Endpoints resolves where logs and traces go, by precedence: the
@@ -122,6 +126,17 @@ func resolve(s Settings, signal, path string, getenv func(string) string) (Targe
 	}
 	if !t.Insecure {
 		t.Insecure = strings.EqualFold(env("INSECURE"), "true")
+	}
+	comp := s.Compression
+	if comp == "" {
+		comp = env("COMPRESSION")
+	}
+	switch comp {
+	case "", "none":
+	case "gzip":
+		t.Compression = "gzip"
+	default:
+		return t, fmt.Errorf("otlp compression %q: acptap sends gzip or none", comp)
 	}
 	return t, nil
 }

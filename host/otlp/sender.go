@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	grpcgzip "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -80,7 +82,11 @@ func newTarget(t Target) (*target, error) {
 	if u.Scheme == "https" && !t.Insecure {
 		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	}
-	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(creds))
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if t.Compression == "gzip" {
+		opts = append(opts, grpc.WithDefaultCallOptions(grpc.UseCompressor(grpcgzip.Name)))
+	}
+	conn, err := grpc.NewClient(u.Host, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp grpc %s: %w", u.Host, err)
 	}
@@ -105,9 +111,34 @@ func (c *Client) Close() {
 	c.traces.close()
 }
 
-// Describe names the targets for logs and messages.
+// Describe names the targets for logs and messages (without any
+// credentials a URL may hold).
 func (c *Client) Describe() string {
-	return fmt.Sprintf("logs %s %s, traces %s %s", c.logs.Protocol, c.logs.URL, c.traces.Protocol, c.traces.URL)
+	return fmt.Sprintf("logs %s %s, traces %s %s", c.logs.Protocol, redactURL(c.logs.URL), c.traces.Protocol, redactURL(c.traces.URL))
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// compress gzips a request body when the target asks for it.
+func (t *target) compress(body []byte) ([]byte, error) {
+	if t.Compression != "gzip" {
+		return body, nil
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ExportLogs sends one request. A returned error wrapping ErrPermanent
@@ -182,11 +213,17 @@ func (t *target) post(ctx context.Context, req, resp proto.Message) error {
 	if err != nil {
 		return fmt.Errorf("otlp: %w: %w", ErrPermanent, err)
 	}
+	if body, err = t.compress(body); err != nil {
+		return fmt.Errorf("otlp: %w: %w", ErrPermanent, err)
+	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("otlp http: %w: %w", ErrPermanent, err)
 	}
 	hreq.Header.Set("Content-Type", "application/x-protobuf")
+	if t.Compression == "gzip" {
+		hreq.Header.Set("Content-Encoding", "gzip")
+	}
 	for k, v := range t.Headers {
 		hreq.Header.Set(k, v)
 	}
