@@ -318,3 +318,24 @@ func TestExportKilledMidDeliveryResumes(t *testing.T) {
 	}
 	_ = aep.Metadata
 }
+
+// TestSpansJoinTheEditorsTrace: the editor sends _meta.traceparent with
+// its prompts; acptap's turn spans are children of that span, in that
+// trace, and the tool spans follow — the agent's traces and acptap's join.
+func TestSpansJoinTheEditorsTrace(t *testing.T) {
+	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	c := otlpcollector.Start(t)
+	store := t.TempDir()
+	res := testpeers.RunSDKClient(t, "v2-client.mjs", []string{"--cwd", store, "--traceparent", tp},
+		record(store, t, "ACPTAP_OTLP_ENDPOINT=http://"+c.HTTPAddr))
+	res.RequireOK(t)
+	checkSession(t, c, store, res.Summary.SessionID)
+	for _, s := range c.Spans() {
+		if s.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" {
+			t.Errorf("%s in trace %s", s.Name, s.TraceID)
+		}
+		if s.Attrs["gen_ai.operation.name"] == "invoke_agent" && s.ParentSpanID != "00f067aa0ba902b7" {
+			t.Errorf("%s parent %s", s.Name, s.ParentSpanID)
+		}
+	}
+}
