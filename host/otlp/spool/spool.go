@@ -78,15 +78,10 @@ func Open(dir string, maxBytes int64) (*Spool, error) {
 		return nil, fmt.Errorf("otlp spool: %w", err)
 	}
 	s := &Spool{dir: dir, max: maxBytes}
-	names, err := s.list()
-	if err != nil {
+	if _, err := s.list(); err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if st, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			s.size += st.Size()
-		}
-	}
+	s.size = s.diskSizeLocked()
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		// A temporary file older than a minute belongs to no live writer.
@@ -117,6 +112,20 @@ func (s *Spool) list() ([]string, error) {
 	return out, nil
 }
 
+func (s *Spool) diskSizeLocked() int64 {
+	names, err := s.list()
+	if err != nil {
+		return s.size
+	}
+	var n int64
+	for _, name := range names {
+		if st, err := os.Stat(filepath.Join(s.dir, name)); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
 // Dropped returns the items dropped so far by this process, by rank.
 func (s *Spool) Dropped() [6]uint64 {
 	s.mu.Lock()
@@ -141,6 +150,9 @@ func (s *Spool) Append(items []Item) (dropped [6]uint64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	buf := encode(items)
+	if s.size+int64(len(buf)) > s.max {
+		s.size = s.diskSizeLocked() // other processes append and acknowledge too
+	}
 	for s.size+int64(len(buf)) > s.max {
 		d, ok := s.evictLocked()
 		addDrops(&dropped, d)
