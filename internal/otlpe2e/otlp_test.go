@@ -339,3 +339,42 @@ func TestSpansJoinTheEditorsTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestExportUsageAndSkippedLines: export without --otlp is a usage error;
+// an unknown session fails naming it; a line that is not an AEP event is
+// reported as file:line, the rest is still delivered, and the exit is 1.
+func TestExportUsageAndSkippedLines(t *testing.T) {
+	store := t.TempDir()
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(acptapBin, append([]string{"export", "--store", store}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, string(out)
+	}
+	if code, out := run(); code != 2 || !strings.Contains(out, "--otlp is required") {
+		t.Errorf("no --otlp: %d %s", code, out)
+	}
+	if code, out := run("--otlp", "--all", "--session", "x"); code != 2 {
+		t.Errorf("--all with --session: %d %s", code, out)
+	}
+	c := otlpcollector.Start(t)
+	if code, out := run("--otlp", "--endpoint", "http://"+c.HTTPAddr, "--session", "nope"); code != 1 || !strings.Contains(out, `session "nope"`) {
+		t.Errorf("unknown session: %d %s", code, out)
+	}
+	dir := filepath.Join(store, "aep", "acp")
+	os.MkdirAll(dir, 0o700)
+	good := `{"aep":"0.1","id":"E1","type":"session.started","time":"2026-07-03T10:00:00.000Z","agent":"acp","session":"s1","seq":0,"epoch":0,"data":{"client":{"name":"acp"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "s1.jsonl"), []byte(good+"\nnot json\n"+strings.Replace(good, "E1", "E2", 1)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out := run("--otlp", "--endpoint", "http://"+c.HTTPAddr, "--all")
+	if code != 1 || !strings.Contains(out, "s1.jsonl:2: ") {
+		t.Errorf("skipped line: %d %s", code, out)
+	}
+	c.Wait(t, 30*time.Second, "the two good events", func(l []otlpcollector.Log, _ []otlpcollector.Span) bool { return len(l) >= 2 })
+}
