@@ -74,6 +74,7 @@ type toolRun struct {
 	done, failed       bool
 	errType            string
 	args, result       any
+	usage              map[string]int64
 	waits              []*wait
 	turn               *turn
 	unfinished         bool
@@ -220,6 +221,8 @@ func (t *Tracer) feed(ev map[string]any) (trace, span []byte, done []Spans) {
 			}
 		}
 		tr.result = firstOf(data, "result", "result_redacted")
+		tr.usage = map[string]int64{}
+		usageOf(data, tr.usage)
 		delete(s.tools, call)
 		if tr.turn == nil {
 			return tr.trace, tr.span, []Spans{{Session: sid, Rank: max(aep.SeverityRank("notice"), aep.SeverityRank(Severity(ev))),
@@ -409,6 +412,11 @@ func (t *Tracer) toolSpan(sid string, tr *toolRun) *tracepb.Span {
 	}
 	if tr.result != nil {
 		a.str(AttrToolCallResult, jsonText(tr.result))
+	}
+	for _, k := range []string{AttrUsageInputTokens, AttrUsageOutputTokens} {
+		if n, ok := tr.usage[k]; ok {
+			a.int(k, n)
+		}
 	}
 	if tr.failed {
 		a.str(AttrErrorType, tr.errType)

@@ -56,7 +56,8 @@ func TestGenAISpansOfTheGoldenSession(t *testing.T) {
 	}
 	bash := spanOf(t, spans, "execute_tool", "gen_ai.tool.call.id", "t_91")
 	if bash.Name != "execute_tool Bash" || bash.Kind != "Internal" || bash.TraceID != r42.TraceID || bash.ParentSpanID != r42.SpanID ||
-		bash.Attrs["gen_ai.tool.name"] != "Bash" || bash.Attrs["gen_ai.conversation.id"] != "s_8f2c" || bash.StatusCode != "Unset" {
+		bash.Attrs["gen_ai.tool.name"] != "Bash" || bash.Attrs["gen_ai.conversation.id"] != "s_8f2c" || bash.StatusCode != "Unset" ||
+		bash.Attrs["gen_ai.usage.input_tokens"] != int64(142) || bash.Attrs["gen_ai.usage.output_tokens"] != int64(87) {
 		t.Errorf("t_91 span %+v (run span %s/%s)", bash, r42.TraceID, r42.SpanID)
 	}
 	if _, ok := bash.Attrs["gen_ai.tool.call.arguments"]; ok {

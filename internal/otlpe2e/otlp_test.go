@@ -266,6 +266,34 @@ func TestCollectorDownDuringTheSession_DeliveredByTheNextRun(t *testing.T) {
 	if a, b := ids(c), ids(c2); !slices.Equal(a, b) {
 		t.Errorf("live and backfill span ids differ:\n%v\n%v", a, b)
 	}
+
+	// Rebuild the outputs from the wire log, then backfill: still the same ids.
+	wires, _ := filepath.Glob(filepath.Join(store, "wire", "*.jsonl"))
+	if len(wires) != 1 {
+		t.Fatalf("wire logs %v", wires)
+	}
+	if out, err := exec.Command(acptapBin, "rebuild", "--store", store, wires[0]).CombinedOutput(); err != nil {
+		t.Fatalf("rebuild: %v\n%s", err, out)
+	}
+	c3 := otlpcollector.Start(t)
+	if out, err := exportCmd(store, "--endpoint", "http://"+c3.GRPCAddr, "--protocol", "grpc", "--session", sid).CombinedOutput(); err != nil {
+		t.Fatalf("export after rebuild: %v\n%s", err, out)
+	}
+	checkSession(t, c3, store, sid)
+	if a, b := ids(c), ids(c3); !slices.Equal(a, b) {
+		t.Errorf("live and rebuilt span ids differ:\n%v\n%v", a, b)
+	}
+	logIDs := func(c *otlpcollector.Collector) []string {
+		var out []string
+		for _, l := range c.Logs() {
+			out = append(out, l.Attrs["aep.event_id"].(string)+"/"+l.TraceID+"/"+l.SpanID)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	if a, b := logIDs(c), logIDs(c3); !slices.Equal(a, b) {
+		t.Errorf("live and rebuilt log record ids differ:\n%v\n%v", a, b)
+	}
 }
 
 // TestExportKilledMidDeliveryResumes: `acptap export --otlp --session`
