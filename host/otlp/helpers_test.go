@@ -18,7 +18,7 @@ import (
 const goldenPath = "../../sdk/aep/testdata/golden/golden.jsonl"
 
 // goldenLines reads the AEP golden fixture's events.
-func goldenLines(t *testing.T) [][]byte {
+func goldenLines(t testing.TB) [][]byte {
 	t.Helper()
 	b, err := os.ReadFile(goldenPath)
 	if err != nil {
