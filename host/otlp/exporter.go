@@ -74,6 +74,9 @@ type Exporter struct {
 	closing bool
 	stats   ExportStats
 	warned  bool
+	// undeclared counts queue drops not yet declared downstream.
+	undeclared [6]uint64
+	started    bool
 
 	wake     chan struct{}
 	projDone chan struct{}
@@ -106,6 +109,9 @@ func NewExporter(opts ExporterOptions) *Exporter {
 // Start runs the projector and, when there is a client, the sender; the
 // sender first delivers what earlier runs left in the spool.
 func (e *Exporter) Start(ctx context.Context) {
+	e.mu.Lock()
+	e.started = true
+	e.mu.Unlock()
 	go e.project()
 	sctx, cancel := context.WithCancel(ctx)
 	e.stopSend = cancel
@@ -161,6 +167,7 @@ func (e *Exporter) Event(_ string, event []byte) {
 
 func (e *Exporter) dropLocked(rank int) {
 	e.stats.Dropped[aep.Severities[min(rank, 5)]]++
+	e.undeclared[min(rank, 5)]++
 	if !e.warned {
 		e.warned = true
 		e.log.Warn("otlp: export queue full; dropping events (debug and info first); the count is logged at exit", "queue", e.opts.Queue)
@@ -173,6 +180,15 @@ func (e *Exporter) take() ([]queued, bool) {
 	q := e.queue
 	e.queue = nil
 	return q, e.closing
+}
+
+// takeUndeclared returns the queue drops not yet declared downstream.
+func (e *Exporter) takeUndeclared() [6]uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.undeclared
+	e.undeclared = [6]uint64{}
+	return d
 }
 
 // project maps queued events into spool segments until Shutdown.
@@ -207,6 +223,9 @@ func (e *Exporter) project() {
 		}
 		if closing {
 			items = append(items, e.proj.Flush()...)
+		}
+		if it, ok := DropNotice(e.takeUndeclared(), e.opts.Version, time.Now()); ok {
+			items = append(items, it) // the queue's drops, declared downstream
 		}
 		e.spool(items)
 		if closing {
@@ -264,7 +283,11 @@ func (e *Exporter) Shutdown(ctx context.Context) ExportStats {
 	e.once.Do(func() {
 		e.mu.Lock()
 		e.closing = true
+		started := e.started
 		e.mu.Unlock()
+		if !started {
+			return
+		}
 		select {
 		case e.wake <- struct{}{}:
 		default:

@@ -239,3 +239,39 @@ func TestAEP8_1_SpoolFullDeclaresItsDrops(t *testing.T) {
 		t.Fatalf("%d notice+ records arrived (want %d), %d drop declarations", notice, 4*want, declared)
 	}
 }
+
+// TestAEP8_1_QueueDropsAreDeclared: events the in-memory queue had to
+// drop are declared downstream by an acptap.otlp.dropped record counting
+// them by severity; the kept notices are delivered.
+func TestAEP8_1_QueueDropsAreDeclared(t *testing.T) {
+	c := otlpcollector.Start(t)
+	sp, _ := spool.Open(t.TempDir(), 0)
+	e := NewExporter(ExporterOptions{Spool: sp, Client: targets(t, c, ProtocolHTTP), Queue: 10, Version: "test"})
+	for i := range 1000 {
+		sev := "info"
+		if i%100 == 0 {
+			sev = "notice"
+		}
+		e.Event("", fmt.Appendf(nil, `{"aep":"0.1","id":"E%d","type":"x.t.e.v","time":"2026-07-03T10:00:00.000Z","agent":"a","session":"s","severity":%q}`, i, sev))
+	}
+	e.Start(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if s := e.Shutdown(ctx); s.Spooled != 0 || s.Dropped["info"] != 990 {
+		t.Fatalf("stats %+v", s)
+	}
+	var notices, declared int
+	for _, l := range c.Logs() {
+		switch {
+		case l.EventName == "acptap.otlp.dropped":
+			if l.Attrs["acptap.dropped.info"] == int64(990) && l.Attrs["acptap.dropped.notice"] == nil && l.Service == "acptap" {
+				declared++
+			}
+		case l.SeverityText == "INFO2":
+			notices++
+		}
+	}
+	if notices != 10 || declared != 1 {
+		t.Fatalf("%d notices, %d declarations in %d records", notices, declared, len(c.Logs()))
+	}
+}
