@@ -72,15 +72,20 @@ type Collector struct {
 	spansR      receiver.Traces
 }
 
-// Start runs the receiver on free loopback ports.
+// Start runs the receiver on free loopback ports (picking others when a
+// port was taken between choosing and listening).
 func Start(t testing.TB) *Collector {
 	t.Helper()
-	c := &Collector{GRPCAddr: freeAddr(t), HTTPAddr: freeAddr(t)}
-	if err := c.start(); err != nil {
-		t.Fatal(err)
+	var err error
+	for range 5 {
+		c := &Collector{GRPCAddr: freeAddr(t), HTTPAddr: freeAddr(t)}
+		if err = c.start(); err == nil {
+			t.Cleanup(c.Stop)
+			return c
+		}
 	}
-	t.Cleanup(c.Stop)
-	return c
+	t.Fatal(err)
+	return nil
 }
 
 // NewStopped returns a collector with addresses reserved but not
