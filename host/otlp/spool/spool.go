@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/host/store"
 )
 
 // Kind is the OTLP signal of an item.
@@ -74,7 +76,7 @@ func Open(dir string, maxBytes int64) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := store.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("otlp spool: %w", err)
 	}
 	s := &Spool{dir: dir, max: maxBytes}
@@ -342,11 +344,14 @@ func (s *Spool) read(name string) (*Segment, int64, error) {
 
 func writeFile(path string, b []byte) error {
 	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, store.FileMode)
 	if err != nil {
 		return fmt.Errorf("otlp spool: %w", err)
 	}
-	_, err = f.Write(b)
+	err = f.Chmod(store.FileMode) // the store's modes, whatever the umask
+	if err == nil {
+		_, err = f.Write(b)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
