@@ -313,9 +313,6 @@ func (t *Tracer) Flush() []Spans {
 	return out
 }
 
-// Forget drops a session's state (its log ended).
-func (t *Tracer) Forget(session string) { delete(t.sessions, session) }
-
 func firstOf(m map[string]any, keys ...string) any {
 	for _, k := range keys {
 		if v, ok := m[k]; ok && v != nil {
