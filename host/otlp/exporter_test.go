@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -273,5 +275,38 @@ func TestAEP8_1_QueueDropsAreDeclared(t *testing.T) {
 	}
 	if notices != 10 || declared != 1 {
 		t.Fatalf("%d notices, %d declarations in %d records", notices, declared, len(c.Logs()))
+	}
+}
+
+// TestHangingCollectorNeverHoldsTheExit: a collector that accepts
+// connections and never answers neither blocks Event nor holds Shutdown
+// past its deadline; what was not delivered stays in the spool.
+func TestHangingCollectorNeverHoldsTheExit(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	l, tr, _ := Endpoints(Settings{Endpoint: srv.URL}, func(string) string { return "" })
+	cl, err := NewClient(l, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	e := newExporter(t, filepath.Join(t.TempDir(), "spool"), cl, 0)
+	e.Start(context.Background())
+	for _, line := range goldenLines(t) {
+		e.Event("", line)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan ExportStats, 1)
+	go func() { done <- e.Shutdown(ctx) }()
+	select {
+	case s := <-done:
+		if s.Spooled == 0 || s.Delivery.LogRecords != 0 {
+			t.Fatalf("stats %+v", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown held past its deadline by a hanging collector")
 	}
 }
