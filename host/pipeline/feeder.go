@@ -26,6 +26,13 @@ type Plugin struct {
 // Launcher starts (or restarts) the plugin with the given name.
 type Launcher func(ctx context.Context, name string) (*Plugin, error)
 
+// entryReader reads wire log entries: a wire.Reader live, a wire.Tolerant
+// in a rebuild (which reads past bad lines as the rebuild's first pass did).
+type entryReader interface {
+	Next() (wire.Entry, error)
+	Close() error
+}
+
 // errStalled means a plugin did not answer a batch in time.
 var errStalled = errors.New("plugin did not answer in time")
 
@@ -45,7 +52,7 @@ type feeder struct {
 	plug    *Plugin
 	sess    sdk.Session
 	fb      *sdk.FrameBuilder
-	reader  *wire.Reader
+	reader  entryReader
 	lastFed uint64 // the last wire seq this instance has mapped
 
 	instOut  int // outputs the current instance produced
@@ -145,6 +152,9 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 			return true
 		}
 		f.reader = r
+		if f.p.rebuilding {
+			f.reader = wire.NewTolerant(r, nil)
+		}
 	}
 	batch := make([]wire.Entry, 0, f.p.batchFrames)
 	for f.lastFed < target && !f.dead {
@@ -202,8 +212,15 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		case wire.TypeGap:
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
 		case wire.TypeSession:
-			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(e.Session, f))
+			s := e.Session
+			if r, ok := f.p.resolved[e.Seq]; ok {
+				s = r
+			}
+			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
 		default:
+			for _, s := range f.p.injected[e.Seq] {
+				f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
+			}
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}
 	}
