@@ -246,7 +246,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, s := range sortedKeys(res.Stale) {
 		more := ""
 		if n := stale[s]; n > 1 {
-			more = fmt.Sprintf(" (and %d later connections)", n-1)
+			more = fmt.Sprintf(" (and %d later connection%s)", n-1, plural(n-1))
 		}
 		fmt.Fprintf(o.Err, "acptap rebuild: session %q: stale session entry%s: %s; continued from what this rebuild produced\n", s, more, res.Stale[s])
 	}
@@ -387,7 +387,7 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 		}
 		stale[pt.ID]++
 		if _, seen := res.Stale[pt.ID]; !seen {
-			res.Stale[pt.ID] = fmt.Sprintf("connection %s (%s line for seq %d) says %s, this rebuild produced %s",
+			res.Stale[pt.ID] = fmt.Sprintf("connection %s (%s, the entry at seq %d) says %s, this rebuild produced %s",
 				c.ID(), c.Shown, pt.Seq, counts(*pt.Entry), counts(pt.Resolved))
 		}
 	}
@@ -438,6 +438,13 @@ func counts(s wire.Session) string {
 	return out
 }
 
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
@@ -459,6 +466,7 @@ func report(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "  %s (previous kept as %s%s)\n", f, f, r.Suffix)
 	}
 	if r.SkippedLines > 0 || r.LostEntries > 0 {
-		fmt.Fprintf(w, "  %d wire log lines skipped, %d entries lost (mapped as gaps)\n", r.SkippedLines, r.LostEntries)
+		fmt.Fprintf(w, "  %d wire log line%s skipped, %d entr%s lost (mapped as gaps)\n", r.SkippedLines, plural(r.SkippedLines),
+			r.LostEntries, map[bool]string{true: "y", false: "ies"}[r.LostEntries == 1])
 	}
 }

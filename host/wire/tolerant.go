@@ -125,7 +125,7 @@ func (t *Tolerant) Next() (Entry, error) {
 			}
 			n := se.Entry.Seq - se.Want
 			t.report(Problem{Line: se.Line, Missing: n,
-				Reason: fmt.Sprintf("seq %d follows seq %d: %d entries missing", se.Entry.Seq, se.Want-1, n)})
+				Reason: fmt.Sprintf("seq %d follows seq %d: %s missing", se.Entry.Seq, se.Want-1, entries(n))})
 			t.standIn(se.Want, n)
 			t.r.seq = se.Entry.Seq
 			t.pending = append(t.pending, se.Entry)
@@ -139,7 +139,7 @@ func (t *Tolerant) Next() (Entry, error) {
 				// they held, so each stands for one.
 				n := uint64(len(t.skipped))
 				t.report(Problem{Line: t.r.lineNo, Missing: n,
-					Reason: fmt.Sprintf("the log ends after %d unreadable lines: %d entries missing", n, n)})
+					Reason: fmt.Sprintf("the log ends after %d unreadable lines: %s missing", n, entries(n))})
 				t.standIn(t.r.seq+1, n)
 				t.r.seq += n
 			}
@@ -167,4 +167,11 @@ func (t *Tolerant) standIn(seq, n uint64) {
 	}
 	t.lost += n
 	t.skipped = t.skipped[:0]
+}
+
+func entries(n uint64) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
 }

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // needBin skips under -short and fails when the build failed.
-func needBin(t *testing.T) {
+func needBin(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs acptap")
@@ -59,7 +59,7 @@ func needBin(t *testing.T) {
 }
 
 // acptap runs the binary and returns stdout, stderr and the exit code.
-func acptap(t *testing.T, args ...string) (string, string, int) {
+func acptap(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(acptapBin, args...)
 	var out, errOut bytes.Buffer
@@ -77,7 +77,7 @@ func acptap(t *testing.T, args ...string) (string, string, int) {
 }
 
 // mustRebuild runs `acptap rebuild ARGS…` and fails unless it exits 0.
-func mustRebuild(t *testing.T, args ...string) (string, string) {
+func mustRebuild(t testing.TB, args ...string) (string, string) {
 	t.Helper()
 	out, errOut, code := acptap(t, append([]string{"rebuild"}, args...)...)
 	if code != 0 {
@@ -98,7 +98,7 @@ type live struct {
 // peers: a new session; a resume (with history replay) that prompts again
 // and forks it (the fork is a second session, prompted once); a resume
 // that prompts a third time.
-func recordV2(t *testing.T, flags ...string) *live {
+func recordV2(t testing.TB, flags ...string) *live {
 	t.Helper()
 	sdk := testpeers.NodeSDKDir(t)
 	root := filepath.Join(t.TempDir(), "store")
@@ -123,7 +123,7 @@ const (
 // recordV1 records two connections of one ACP v1 session: a new session,
 // then a later connection that loads it (session/load, the agent replays
 // its history) and prompts again.
-func recordV1(t *testing.T, flags ...string) *live {
+func recordV1(t testing.TB, flags ...string) *live {
 	t.Helper()
 	sdk := testpeers.NodeSDKDir(t)
 	root := filepath.Join(t.TempDir(), "store")
@@ -138,7 +138,7 @@ func recordV1(t *testing.T, flags ...string) *live {
 	return snapshot(t, root)
 }
 
-func snapshot(t *testing.T, root string) *live {
+func snapshot(t testing.TB, root string) *live {
 	t.Helper()
 	wires, err := filepath.Glob(filepath.Join(root, "wire", "*.jsonl"))
 	if err != nil {
@@ -150,7 +150,7 @@ func snapshot(t *testing.T, root string) *live {
 
 // outputs reads every output file of a store: sessions/** (streams, the
 // connection counts, id files) and aep/**, without backups.
-func outputs(t *testing.T, root string) map[string][]byte {
+func outputs(t testing.TB, root string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, sub := range []string{"sessions", "aep"} {
@@ -330,7 +330,7 @@ func reencode(t *testing.T, line []byte, e map[string]any) []byte {
 	return append(append(append([]byte{}, line[:j]...), fmt.Sprint(e["seq"])...), line[k:]...)
 }
 
-func writeFile(t *testing.T, path, content string) string {
+func writeFile(t testing.TB, path, content string) string {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
