@@ -108,4 +108,3 @@ func entities(stream []byte) map[string]bool {
 	}
 	return out
 }
-
