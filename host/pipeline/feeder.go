@@ -21,6 +21,10 @@ type Plugin struct {
 	Mapper sdk.Mapper
 	// Kill stops the plugin process (nil for in-process mappers).
 	Kill func()
+	// Release, when set, hands a plugin that mapped the connection to the
+	// end back to whoever launched it, for the next connection (a rebuild
+	// keeps its plugins for the whole run); Kill is still used on failure.
+	Release func()
 }
 
 // Launcher starts (or restarts) the plugin with the given name.
@@ -59,6 +63,7 @@ type feeder struct {
 	written  int // outputs given to the sink (across restarts)
 	restarts int
 	dead     bool // gave up: capture-only from here on
+	finished bool // Finish answered: the plugin can be released
 
 	frames []sdk.Frame
 	done   chan struct{}
@@ -74,7 +79,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 // run feeds the plugin until capture is done, then finishes the session.
 func (f *feeder) run(ctx context.Context) {
 	defer close(f.done)
-	defer f.kill()
+	defer f.leave()
 	if err := f.start(ctx); err != nil {
 		f.giveUp(err)
 	}
@@ -326,7 +331,23 @@ func (f *feeder) finish(ctx context.Context) {
 		}
 		return
 	}
+	f.finished = true
 	f.deliver(outs)
+}
+
+// leave ends the feeder's use of its plugin: released when it mapped to the
+// end and its launcher takes it back, killed otherwise.
+func (f *feeder) leave() {
+	if f.finished && !f.dead && f.plug != nil && f.plug.Release != nil {
+		if f.reader != nil {
+			f.reader.Close()
+			f.reader = nil
+		}
+		f.plug.Release()
+		f.plug = nil
+		return
+	}
+	f.kill()
 }
 
 func (f *feeder) kill() {

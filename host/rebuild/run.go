@@ -223,6 +223,11 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		res.Bytes += c.Size
 	}
 
+	if o.Pipeline.Launch != nil {
+		pl := newPool(o.Pipeline.Launch)
+		defer pl.close()
+		o.Pipeline.Launch = pl.Launch
+	}
 	prog := newProgress(o.Progress, len(todo), res.Bytes)
 	stale := map[string]int{}
 	for i, c := range todo {

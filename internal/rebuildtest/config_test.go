@@ -38,7 +38,7 @@ func TestRebuildAfterConfigChange(t *testing.T) {
 	}
 	secondConn := strings.TrimSuffix(filepath.Base(lv.wires[1]), ".jsonl")
 	if len(stale) != 1 || !strings.Contains(stale[0], `session "`+v2Parent+`"`) || !strings.Contains(stale[0], secondConn) ||
-		!strings.Contains(stale[0], "and 1 later connections") || !strings.Contains(stale[0], "priorLines") {
+		!strings.Contains(stale[0], "(and 1 later connection)") || !strings.Contains(stale[0], "priorLines") {
 		t.Errorf("stale entries reported %d times, want once for %s naming connection %s (and the third):\n%s", len(stale), v2Parent, secondConn, errOut)
 	}
 	if !strings.Contains(out, "files changed") {
