@@ -29,7 +29,8 @@ func manySessions(t testing.TB, wireLog, session string, n int) string {
 		c := fmt.Sprintf("%s-%03d", conn, i)
 		s := fmt.Sprintf("%s-copy-%03d", session, i)
 		out := bytes.ReplaceAll(b, []byte(`"`+conn+`"`), []byte(`"`+c+`"`))
-		out = bytes.ReplaceAll(out, []byte(`\"`+session+`\"`), []byte(`\"`+s+`\"`))
+		out = bytes.ReplaceAll(out, []byte(`\"`+session+`\"`), []byte(`\"`+s+`\"`))                     // in frames
+		out = bytes.ReplaceAll(out, []byte(`"sessionId":"`+session+`"`), []byte(`"sessionId":"`+s+`"`)) // in session entries
 		writeFile(t, filepath.Join(root, "wire", c+".jsonl"), string(out))
 	}
 	return root
