@@ -190,6 +190,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 	if len(todo) == 0 {
 		res.Elapsed = time.Since(started)
+		report(o.Out, res)
 		return res, nil
 	}
 
