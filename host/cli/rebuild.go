@@ -35,8 +35,12 @@ func runRebuild(env *Env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if all == (fs.NArg() > 0) {
-		fmt.Fprintln(env.Stderr, "acptap rebuild: give wire logs, or --all (not both)")
+	if !all && fs.NArg() == 0 {
+		fmt.Fprintln(env.Stderr, "acptap rebuild: no wire log given")
+		return ExitUsage
+	}
+	if all && fs.NArg() > 0 {
+		fmt.Fprintln(env.Stderr, "acptap rebuild: give wire logs or --all, not both")
 		return ExitUsage
 	}
 	if len(sessions) > 0 && !all {
