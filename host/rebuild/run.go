@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,6 +183,29 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			res.NotRebuilt[s] = err.Error()
 		} else if counts[s] < n {
 			res.NotRebuilt[s] = fmt.Sprintf("the store counts %d connections of it, but only %d of their wire logs are known; give the missing ones", n, counts[s])
+		}
+	}
+	names := map[string]map[string]bool{}
+	for _, c := range todo {
+		name := filepath.Base(c.Path)
+		if c.Import {
+			name = filepath.Base(o.Store.WirePath(c.ID()))
+		}
+		for _, s := range c.Sessions {
+			if names[s] == nil {
+				names[s] = map[string]bool{}
+			}
+			names[s][name] = true
+		}
+	}
+	for s := range want {
+		if _, no := res.NotRebuilt[s]; no {
+			continue
+		}
+		if w, err := unknownWire(o.Store, s, names[s]); err != nil {
+			res.NotRebuilt[s] = err.Error()
+		} else if w != "" {
+			res.NotRebuilt[s] = fmt.Sprintf("its stream holds records mapped from wire log %s, which is neither under %s nor given", w, filepath.Join(root, "wire"))
 		}
 	}
 	for _, s := range sortedKeys(res.NotRebuilt) {
@@ -362,6 +386,33 @@ func closure(conns []*Conn, want map[string]bool) []*Conn {
 		}
 	}
 	return out
+}
+
+var wireRef = regexp.MustCompile(`"ref":\{"wire":"([^"\\]*)"`)
+
+// unknownWire returns a wire log that the session's existing ASR streams
+// have records from (native.ref.wire) but that is not among known: the
+// outputs hold history this rebuild cannot re-derive.
+func unknownWire(st *store.Store, id string, known map[string]bool) (string, error) {
+	files, err := outputFiles(st, id)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".asr.jsonl") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		for _, m := range wireRef.FindAllSubmatch(b, -1) {
+			if !known[string(m[1])] {
+				return string(m[1]), nil
+			}
+		}
+	}
+	return "", nil
 }
 
 // storedConnections reads sessions/<id>/connections: how many connections

@@ -133,3 +133,41 @@ func TestFailedRebuildLeavesStore(t *testing.T) {
 		t.Errorf("a rebuild with the same plugins replaced %v (%v)\n%s", res.Replaced, err, out.String())
 	}
 }
+
+// TestHistoryMissing: a session whose outputs come from a connection
+// whose wire log is gone is not rebuilt from the rest — neither when the
+// store counts more connections than wire logs are found, nor when the
+// count is missing (an older store) but the stream names the lost log —
+// and the command says so and fails; its files are left as they were.
+func TestHistoryMissing(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, dropCount := range []bool{false, true} {
+		st, err := store.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(st.Root(), "wire")
+		first := writeConn(t, dir, "c-1", t0, false)
+		second := writeConn(t, dir, "c-2", t0.Add(time.Minute), true)
+		var out bytes.Buffer
+		if _, err := Run(context.Background(), options(t, st, "", &out, nil), Request{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(first)
+		if dropCount {
+			os.Remove(filepath.Join(st.SessionDir("s1"), "connections"))
+		}
+		before, _ := os.ReadFile(st.StreamPath("s1"))
+		out.Reset()
+		res, err := Run(context.Background(), options(t, st, "", &out, nil), Request{Files: []string{second}})
+		if err != nil || !res.Failed || res.NotRebuilt["s1"] == "" || len(res.Written) != 0 {
+			t.Errorf("dropCount=%v: %v %+v\n%s", dropCount, err, res, out.String())
+		}
+		if !strings.Contains(out.String(), `session "s1" not rebuilt`) {
+			t.Errorf("dropCount=%v: not reported:\n%s", dropCount, out.String())
+		}
+		if after, _ := os.ReadFile(st.StreamPath("s1")); !bytes.Equal(before, after) {
+			t.Errorf("dropCount=%v: the stream changed", dropCount)
+		}
+	}
+}
