@@ -73,7 +73,7 @@ func inProcess(fail string) pipeline.Launcher {
 	}
 }
 
-func options(t *testing.T, st *store.Store, fail string, out, progress *bytes.Buffer) Options {
+func options(st *store.Store, fail string, out, progress *bytes.Buffer) Options {
 	o := Options{Store: st, Out: out, Err: out,
 		Pipeline: pipeline.Options{Revisions: map[string][]string{rev: {"acpv2", "aep"}}, SchemaRevision: "2.0.0-alpha.9",
 			DefaultRevision: rev, Launch: inProcess(fail), MaxRestarts: 1}}
@@ -98,7 +98,7 @@ func TestFailedRebuildLeavesStore(t *testing.T) {
 	writeConn(t, dir, "c-2", t0.Add(time.Minute), true)
 	writeConn(t, dir, "c-1", t0, false)
 	var out, prog bytes.Buffer
-	res, err := Run(context.Background(), options(t, st, "", &out, &prog), Request{All: true})
+	res, err := Run(context.Background(), options(st, "", &out, &prog), Request{All: true})
 	if err != nil || res.Failed || len(res.Written) != 1 {
 		t.Fatalf("first rebuild: %v, %+v\n%s", err, res, out.String())
 	}
@@ -116,7 +116,7 @@ func TestFailedRebuildLeavesStore(t *testing.T) {
 	}
 
 	out.Reset()
-	_, err = Run(context.Background(), options(t, st, "aep", &out, nil), Request{All: true})
+	_, err = Run(context.Background(), options(st, "aep", &out, nil), Request{All: true})
 	if err == nil || !strings.Contains(err.Error(), "store is unchanged") {
 		t.Fatalf("rebuild with a failing plugin: %v\n%s", err, out.String())
 	}
@@ -128,7 +128,7 @@ func TestFailedRebuildLeavesStore(t *testing.T) {
 	}
 
 	out.Reset()
-	res, err = Run(context.Background(), options(t, st, "", &out, nil), Request{All: true})
+	res, err = Run(context.Background(), options(st, "", &out, nil), Request{All: true})
 	if err != nil || len(res.Replaced) != 0 {
 		t.Errorf("a rebuild with the same plugins replaced %v (%v)\n%s", res.Replaced, err, out.String())
 	}
@@ -150,7 +150,7 @@ func TestHistoryMissing(t *testing.T) {
 		first := writeConn(t, dir, "c-1", t0, false)
 		second := writeConn(t, dir, "c-2", t0.Add(time.Minute), true)
 		var out bytes.Buffer
-		if _, err := Run(context.Background(), options(t, st, "", &out, nil), Request{All: true}); err != nil {
+		if _, err := Run(context.Background(), options(st, "", &out, nil), Request{All: true}); err != nil {
 			t.Fatal(err)
 		}
 		os.Remove(first)
@@ -159,7 +159,7 @@ func TestHistoryMissing(t *testing.T) {
 		}
 		before, _ := os.ReadFile(st.StreamPath("s1"))
 		out.Reset()
-		res, err := Run(context.Background(), options(t, st, "", &out, nil), Request{Files: []string{second}})
+		res, err := Run(context.Background(), options(st, "", &out, nil), Request{Files: []string{second}})
 		if err != nil || !res.Failed || res.NotRebuilt["s1"] == "" || len(res.Written) != 0 {
 			t.Errorf("dropCount=%v: %v %+v\n%s", dropCount, err, res, out.String())
 		}
