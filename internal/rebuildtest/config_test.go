@@ -25,7 +25,7 @@ func TestRebuildAfterConfigChange(t *testing.T) {
 	needBin(t)
 	for _, tc := range []struct {
 		name, plugin string
-		record       func(testing.TB, ...string) *live
+		record       func(testing.TB) *live
 		sessions     []string
 		later        string // what the stale report says of the connections after the first stale one
 	}{

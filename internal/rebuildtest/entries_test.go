@@ -24,7 +24,7 @@ func TestRebuildWithoutSessionEntries(t *testing.T) {
 	needBin(t)
 	for _, tc := range []struct {
 		name   string
-		record func(testing.TB, ...string) *live
+		record func(testing.TB) *live
 	}{
 		{"v2-resume-fork", recordV2},
 		{"v1-load", recordV1},

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acptap/acptap/internal/testpeers"
@@ -20,6 +21,9 @@ import (
 var (
 	acptapBin   string
 	acptapBuild error
+	// sharedDir holds the live recordings, made once and read (copied,
+	// never changed) by every test.
+	sharedDir string
 )
 
 func TestMain(m *testing.M) {
@@ -31,6 +35,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		acptapBin, acptapBuild = testpeers.Build(dir)
+		sharedDir = filepath.Join(dir, "recordings")
 		code := m.Run()
 		os.RemoveAll(dir)
 		os.Exit(code)
@@ -94,16 +99,37 @@ type live struct {
 	outputs map[string][]byte
 }
 
-// recordV2 records three connections of one ACP v2 session with the SDK
+// once runs record the first time a test asks for it and hands every test
+// the same recording; tests only read it (copyTree, copyFiles).
+type once struct {
+	sync.Once
+	lv *live
+}
+
+var v2Once, v1Once once
+
+func (o *once) get(t testing.TB, name string, record func(testing.TB, string) *live) *live {
+	t.Helper()
+	o.Do(func() { o.lv = record(t, filepath.Join(sharedDir, name)) })
+	if o.lv == nil {
+		t.Fatalf("the %s recording failed (in an earlier test)", name)
+	}
+	return o.lv
+}
+
+func recordV2(t testing.TB) *live { return v2Once.get(t, "v2", recordV2Into) }
+func recordV1(t testing.TB) *live { return v1Once.get(t, "v1", recordV1Into) }
+
+// recordV2Into records three connections of one ACP v2 session with the SDK
 // peers: a new session; a resume (with history replay) that prompts again
 // and forks it (the fork is a second session, prompted once); a resume
 // that prompts a third time.
-func recordV2(t testing.TB, flags ...string) *live {
+func recordV2Into(t testing.TB, dir string) *live {
 	t.Helper()
 	sdk := testpeers.NodeSDKDir(t)
-	root := filepath.Join(t.TempDir(), "store")
-	agent := append(append([]string{acptapBin, "record", "--store", root}, flags...), "--",
-		"node", filepath.Join(sdk, "v2-agent.mjs"), "--state", filepath.Join(t.TempDir(), "state.json"))
+	root := filepath.Join(dir, "store")
+	agent := []string{acptapBin, "record", "--store", root, "--",
+		"node", filepath.Join(sdk, "v2-agent.mjs"), "--state", filepath.Join(dir, "state.json")}
 	for _, args := range [][]string{
 		{"--no-close"},
 		{"--resume-session", v2Parent, "--prompt", "everything: once more", "--fork", "--fork-prompt", "basic: in the fork", "--no-close"},
@@ -120,15 +146,15 @@ const (
 	v1Sess   = "sdk-v1-session-1"
 )
 
-// recordV1 records two connections of one ACP v1 session: a new session,
+// recordV1Into records two connections of one ACP v1 session: a new session,
 // then a later connection that loads it (session/load, the agent replays
 // its history) and prompts again.
-func recordV1(t testing.TB, flags ...string) *live {
+func recordV1Into(t testing.TB, dir string) *live {
 	t.Helper()
 	sdk := testpeers.NodeSDKDir(t)
-	root := filepath.Join(t.TempDir(), "store")
-	agent := append(append([]string{acptapBin, "record", "--store", root}, flags...), "--",
-		"node", filepath.Join(sdk, "v1-agent.mjs"), "--state", filepath.Join(t.TempDir(), "state.json"))
+	root := filepath.Join(dir, "store")
+	agent := []string{acptapBin, "record", "--store", root, "--",
+		"node", filepath.Join(sdk, "v1-agent.mjs"), "--state", filepath.Join(dir, "state.json")}
 	for _, args := range [][]string{
 		{"--no-close"},
 		{"--load-session", v1Sess, "--prompt", "basic: after the load"},

@@ -18,7 +18,7 @@ func TestRebuildMatchesLive(t *testing.T) {
 	needBin(t)
 	for _, tc := range []struct {
 		name   string
-		record func(testing.TB, ...string) *live
+		record func(testing.TB) *live
 		conns  int
 	}{
 		{"v2-resume-fork", recordV2, 3},
