@@ -119,6 +119,31 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 	return c.take(), nil
 }
 
+// mapChecked checks wire, then maps frames in its place.
+func (c *conn) mapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.done {
+		return nil, errFinished
+	}
+	c.safely(func() {
+		c.checkedAs(&wire, func() {
+			for i := range frames {
+				t := &frames[i]
+				c.safely(func() {
+					c.hint = t.Hint
+					defer func() { c.hint = Hint{} }()
+					c.translated(&t.Frame)
+				})
+			}
+		})
+	})
+	c.safely(c.snapshotRipe)
+	c.cur = nil
+	return c.take(), nil
+}
+
 // translated maps one translated frame: the losses its hint names are
 // declared first; an audit hint makes it an audit-only record.
 func (c *conn) translated(f *sdk.Frame) {

@@ -158,6 +158,16 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	}
 	if !chunk {
 		m.meta.fold(s, u)
+		if s.c.opts.MessageRefs {
+			switch v, st := u.str("senderMessageId"); st {
+			case valid:
+				m.fromMsg = v
+			case isNull:
+				m.fromMsg = ""
+			case invalid:
+				s.c.diag(sdk.SeverityWarning, s.id, kind+": senderMessageId is not a string", "treated as absent")
+			}
+		}
 	}
 	if m.from == "" {
 		s.c.diag(sdk.SeverityInfo, s.id, kind+": the sender session is not named", "the message has no from")
