@@ -67,6 +67,7 @@ func runRebuild(env *Env, args []string) int {
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 			Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
 			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+			Routing: routing(cfg, cat, logger, hdr.Agent.Command),
 		})
 		if err := p.Rebuild(context.Background()); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap rebuild: %s: %s\n", path, oneLine(err))
