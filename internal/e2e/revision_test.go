@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -236,3 +237,33 @@ func equalStrings(a, b []string) bool {
 }
 
 var _ = exec.Command
+
+// TestDroppedInPluginIsSelectedByClaim: an external plugin in plugin_path
+// that claims the alpha.13 draft (testdata/faultyplugin, no fault) maps an
+// alpha.13 connection beside the built-ins that claim it, with no
+// revisions entry: the wire log's revision entry lists it, selected by
+// claims, and it writes its own stream; `acptap plugins` shows the claim.
+func TestDroppedInPluginIsSelectedByClaim(t *testing.T) {
+	dir := testpeers.NodeSDK24Dir(t)
+	plugins := pluginDir(t, map[string]string{"faulty": faultyBin})
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), "plugin_path = ["+strconvQuote(plugins)+"]\n")
+	store := filepath.Join(t.TempDir(), "store")
+	agent := []string{acptapBin, "record", "--store", store, "--config", cfg, "--", "node", filepath.Join(dir, "agent.mjs")}
+	res := testpeers.RunSDKClientIn(t, dir, "client.mjs", nil, agent)
+	res.RequireOK(t)
+	rev := wireRevision(t, wireLog(t, store))
+	if rev.SelectedBy != "claims" || strings.Join(rev.Plugins, ",") != "acpv2a13,faulty,aep" {
+		t.Errorf("revision entry = %+v, want acpv2a13,faulty,aep by claims", rev)
+	}
+	if recs := records(t, streamPath(store, res.Summary.SessionID, "faulty")); len(recs) != 2 {
+		t.Errorf("faulty.asr.jsonl has %d lines, want its header and record", len(recs))
+	}
+	out, _, _ := runAcptap(t, "plugins", "--config", cfg)
+	if !regexpLine(out, `(?m)^faulty\s.*acp/2@2\.0\.0-alpha\.13 \(claimed\)`) {
+		t.Errorf("acptap plugins does not show faulty's claim:\n%s", out)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func regexpLine(text, pattern string) bool { return regexp.MustCompile(pattern).MatchString(text) }
