@@ -28,8 +28,8 @@ type pluginReport struct {
 	// ClaimedRevisions are the revisions the plugin maps because it claims
 	// them (Inputs) and the revisions table does not name them.
 	ClaimedRevisions []string `json:"claimedRevisions,omitempty"`
-	Starts       bool     `json:"starts"`
-	Error        string   `json:"error,omitempty"`
+	Starts           bool     `json:"starts"`
+	Error            string   `json:"error,omitempty"`
 }
 
 func runPlugins(env *Env, args []string) int {

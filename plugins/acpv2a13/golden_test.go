@@ -20,7 +20,9 @@ func TestGoldenAlpha13Additions(t *testing.T) {
 	}
 }
 
-func mapFixture(t *testing.T, name string) []sdk.Output { return mapAll(t, live, parseFrames(t, fixtures[name])) }
+func mapFixture(t *testing.T, name string) []sdk.Output {
+	return mapAll(t, live, parseFrames(t, fixtures[name]))
+}
 
 // diags returns the diagnostics' summaries.
 func diags(outs []sdk.Output) []string {
