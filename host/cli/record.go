@@ -109,6 +109,9 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			})
 			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
+			if err == nil {
+				startShipping(env, cfg, logger)
+			}
 		}
 	} else if logErr != nil {
 		err = logErr

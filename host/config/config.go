@@ -50,10 +50,15 @@ type Config struct {
 	// Agents holds per-agent settings, keyed by a pattern matched against
 	// the agent command (see AgentFor).
 	Agents map[string]AgentConfig `koanf:"agents"`
+	// Ship configures shipping outputs to a team store ([ship.nats]).
+	Ship Ship `koanf:"ship"`
 
 	// Builtins names the plugins compiled into the host binary; it comes
 	// from LoadOptions.Builtins and is not a configuration key.
 	Builtins []string `koanf:"-"`
+	// File is the --config file it was loaded from ("" for the default
+	// file, or none); a process acptap starts for it reads the same.
+	File string `koanf:"-"`
 }
 
 // Log configures the host's own log.
@@ -164,6 +169,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
+		"ship":            shipDefaults(),
 	}
 }
 
@@ -182,6 +188,7 @@ var schema = keys{
 	"agents":          {"*": {"schema_revision": nil}},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
+	"ship":            shipSchema,
 }
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the
