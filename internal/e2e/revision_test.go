@@ -107,6 +107,12 @@ func TestSDK24PeersRecordAlpha13(t *testing.T) {
 	if out, errOut, code := runAcptap(t, "validate", stream); code != 0 {
 		t.Errorf("acptap validate exited %d: %s%s", code, out, errOut)
 	}
+	// A rebuild decides the revision again from the wire log: the same
+	// stream, byte for byte.
+	fresh := rebuild(t, wl)
+	if a, b := readFile(t, stream), readFile(t, streamPath(fresh, res.Summary.SessionID, "")); !bytes.Equal(a, b) {
+		t.Errorf("the rebuilt stream differs%s", firstDiff(a, b))
+	}
 	if _, err := os.Stat(filepath.Join(store, "aep", "acp", res.Summary.SessionID+".jsonl")); err != nil {
 		t.Errorf("no AEP events: %v", err)
 	}
