@@ -94,6 +94,12 @@ var fixtures = map[string]string{
 		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s2","update":{"sessionUpdate":"session_message","messageId":"out1","recipientMessageId":"in1"}}}`,
 		upd("state_update", `,"state":"idle","stopReason":"end_turn"`),
 	),
+	// subagent_update.cwd and .additionalDirectories → the workspace roots
+	// of the child's stream, opened after it (ASR-711, ASR-721).
+	"subagent_roots": fixture(
+		upd("subagent_update", `,"sessionId":"s3","title":"Explore","cwd":"/w/proj/sub","additionalDirectories":["/w/lib"]`),
+		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s3","update":{"sessionUpdate":"agent_message","messageId":"a1","content":[{"type":"text","text":"Exploring."}]}}}`,
+	),
 	// The permission outcome cancelled of its own → decision cancelled
 	// (ASR-716).
 	"permission_cancelled": fixture(

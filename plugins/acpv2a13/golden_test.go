@@ -174,6 +174,18 @@ func TestASR735_SenderMessageID(t *testing.T) {
 	}
 }
 
+func TestASR711_SubagentRoots(t *testing.T) {
+	outs := mapFixture(t, "subagent_roots")
+	noNonconforming(t, outs)
+	h := records(t, outs, "s3")[0]
+	if got := js(h["workspace"]); !strings.Contains(got, `"/w/proj/sub"`) || !strings.Contains(got, `"/w/lib"`) {
+		t.Errorf("child workspace = %s, want the subagent_update's cwd and additional directory", got)
+	}
+	if got := js(h["lineage"]); !strings.Contains(got, `"spawnedBy":{"evidence":"native_field","session":"s1"}`) {
+		t.Errorf("child lineage = %s", got)
+	}
+}
+
 func TestASR716_PermissionCancelled(t *testing.T) {
 	outs := mapFixture(t, "permission_cancelled")
 	noNonconforming(t, outs)

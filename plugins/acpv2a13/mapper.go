@@ -71,5 +71,8 @@ func options(cfg acpasr.Config) acpasr.Options {
 		StateNative:  []string{"background"},
 		TerminalSize: true,
 		MessageRefs:  true,
+		// The draft's subagent_update names the child's cwd and
+		// additional directories: the child stream's roots.
+		SubagentRoots: true,
 	}
 }

@@ -28,6 +28,9 @@ type conn struct {
 	pending map[pendingKey]*pending
 	elicit  map[string]*stream // URL-mode elicitationId → stream
 	spawned map[string]string  // subagent session → parent (subagent_update, ASR-721)
+	// childRoots are a subagent's workspace roots from its subagent_update
+	// (Options.SubagentRoots), until its stream is opened.
+	childRoots map[string][]string
 	agent   *agentInfo
 	gap     bool         // a capture gap was seen on this connection
 	schema  *schemaCheck // nil until the first line frame Map checks

@@ -60,6 +60,14 @@ func (s *stream) subagentUpdate(f *sdk.Frame, u obj) bool {
 	} else if p, known := c.prior[child]; known && p.header != nil && (p.header.Lineage == nil || p.header.Lineage.SpawnedBy == nil) {
 		c.diag(sdk.SeverityWarning, child, "child stream already stored without lineage.spawnedBy", "its header is not rewritten")
 	}
+	if _, st := u.str("cwd"); st == valid && c.opts.SubagentRoots {
+		if _, open := c.streams[child]; !open {
+			if c.childRoots == nil {
+				c.childRoots = map[string][]string{}
+			}
+			c.childRoots[child] = c.roots("subagent_update", u)
+		}
+	}
 	e := s.entity(asr.TypeSubagent, child, false, f, func() body { return &subagent{child: child} })
 	a := e.b.(*subagent)
 	s.patchStr("subagent_update", u, "toolCallId", &a.callID)

@@ -65,6 +65,10 @@ type Options struct {
 	// rule and writes it as from._org.acptap/messageId of the receiving
 	// session's message (ASR-735: copied, never invented).
 	MessageRefs bool
+	// SubagentRoots takes a subagent_update's cwd and
+	// additionalDirectories (the newer draft) as the workspace roots of
+	// the child's stream (ASR-711), when that stream is opened after it.
+	SubagentRoots bool
 }
 
 // Session is the engine mapping one connection: ACP v2 (alpha.9) frames in,

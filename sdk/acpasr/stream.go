@@ -89,6 +89,12 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 			return s
 		}
 	}
+	if r, ok := c.childRoots[id]; ok {
+		delete(c.childRoots, id)
+		if roots == nil {
+			roots = r
+		}
+	}
 	if lineage == nil {
 		if parent, ok := c.spawned[id]; ok {
 			lineage = &asr.Lineage{SpawnedBy: &asr.SessionLink{Session: parent, Evidence: asr.EvidenceNativeField}}
