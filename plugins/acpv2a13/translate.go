@@ -65,19 +65,50 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		return nil, errFinished
 	}
 	var outs []sdk.Output
+	// Frames the engine maps as they are go to it in runs (Map checks
+	// each as MapChecked would). A frame the translator must look at
+	// ends the run first, so that it sees the engine's state after every
+	// earlier frame (Session.Open).
+	run := 0
+	flush := func(end int) error {
+		if run < end {
+			eo, err := t.eng.Map(ctx, frames[run:end])
+			outs = append(outs, eo...)
+			run = end
+			return err
+		}
+		return nil
+	}
 	for i := range frames {
-		f := frames[i]
-		t.cur = &f
-		list := t.safely(func() []acpasr.Translated { return t.frame(&f) })
+		f := &frames[i]
+		if !t.looks(f) {
+			continue
+		}
+		if err := flush(i); err != nil {
+			return outs, err
+		}
+		t.cur = f
+		list, same := t.safely(func() ([]acpasr.Translated, bool) { return t.frame(f) })
 		outs = append(outs, t.take()...)
-		eo, err := t.eng.MapChecked(ctx, f, list)
+		if same {
+			continue // the run goes on from this frame
+		}
+		run = i + 1
+		eo, err := t.eng.MapChecked(ctx, *f, list)
+		outs = append(outs, eo...)
 		if err != nil {
 			return outs, err
 		}
-		outs = append(outs, eo...)
 	}
 	t.cur = nil
-	return outs, nil
+	return outs, flush(len(frames))
+}
+
+// looks reports whether the translator must parse the frame: a request
+// awaits its response, or the frame may be one the draft's additions
+// need translated (marks).
+func (t *translator) looks(f *sdk.Frame) bool {
+	return f.Kind == sdk.KindLine && (len(t.pending) > 0 || mayTranslate(f.Data))
 }
 
 // Finish ends the engine's session: every entity still open is written
@@ -96,11 +127,11 @@ func (t *translator) Finish(ctx context.Context, reason string) ([]sdk.Output, e
 // safely turns a panic (a translator bug) into an error diagnostic, so that
 // one bad frame cannot take the plugin down; the frame is then mapped as
 // it is.
-func (t *translator) safely(fn func() []acpasr.Translated) (list []acpasr.Translated) {
+func (t *translator) safely(fn func() ([]acpasr.Translated, bool)) (list []acpasr.Translated, same bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.diag(sdk.SeverityError, "", "internal error while translating", fmt.Sprint(r))
-			list = []acpasr.Translated{{Frame: *t.cur}}
+			list, same = []acpasr.Translated{{Frame: *t.cur}}, false
 		}
 	}()
 	return fn()
@@ -129,22 +160,38 @@ type rpc struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-// frame returns what the engine maps in the frame's place: the frame
-// itself unless the draft's additions need a translation.
-func (t *translator) frame(f *sdk.Frame) []acpasr.Translated {
-	same := []acpasr.Translated{{Frame: *f}}
+// frame returns what the engine maps in the frame's place; same reports
+// that it is the frame itself, unchanged.
+func (t *translator) frame(f *sdk.Frame) (list []acpasr.Translated, same bool) {
 	data := bytes.TrimSpace(f.Data)
 	if f.Kind != sdk.KindLine || len(data) == 0 || data[0] != '{' {
-		return same // gaps, session frames, batches, junk: the engine's
+		return nil, true // gaps, session frames, batches, junk: the engine's
 	}
 	var m rpc
 	if json.Unmarshal(data, &m) != nil {
-		return same
+		return nil, true
 	}
 	if m.Method == nil {
 		return t.response(f, m)
 	}
 	return t.call(f, m, *m.Method)
+}
+
+// marks are the bytes a frame the translator handles must contain (a new
+// method's name, a capabilities member), or that could hide them (JSON
+// escapes): any other frame, while no request awaits its response, goes
+// to the engine unparsed.
+var marks = [][]byte{[]byte(`"capabilities"`), []byte(`session/set_title`), []byte(`session/archive`),
+	[]byte(`session/unarchive`), []byte(`session/status`), []byte(`tool_call/cancel`), []byte(`terminal/cancel`),
+	[]byte(`auth/status`), []byte(`"proxy/`), []byte(`\/`), []byte(`\u`)}
+
+func mayTranslate(data []byte) bool {
+	for _, m := range marks {
+		if bytes.Contains(data, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // params reads the members of params the translator needs.
@@ -165,8 +212,7 @@ func sessionOf(p params) string {
 }
 
 // call translates a request or notification.
-func (t *translator) call(f *sdk.Frame, m rpc, method string) []acpasr.Translated {
-	same := []acpasr.Translated{{Frame: *f}}
+func (t *translator) call(f *sdk.Frame, m rpc, method string) ([]acpasr.Translated, bool) {
 	var p params
 	_ = json.Unmarshal(m.Params, &p)
 	session := sessionOf(p)
@@ -176,18 +222,18 @@ func (t *translator) call(f *sdk.Frame, m rpc, method string) []acpasr.Translate
 		// Controls a tool call or terminal advertises: no ASR field.
 		if (p.Update.Kind == "tool_call_update" || p.Update.Kind == "terminal_update") &&
 			len(p.Update.Capabilities) > 0 && string(p.Update.Capabilities) != "null" {
-			return []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: session, Lossy: []string{LossControls}}}}
+			return []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: session, Lossy: []string{LossControls}}}}, false
 		}
-		return same
+		return nil, true
 	case method == "session/set_title" && isRequest:
 		if session == "" {
-			return same // the engine reports the unknown method; the check, the bad params
+			return nil, true // the engine reports the unknown method; the check, the bad params
 		}
 		t.remember(f, m, &pending{method: method, session: session})
-		return nil // recorded from the response: the title the agent stored
+		return nil, false // recorded from the response: the title the agent stored
 	case audited[method] && isRequest:
 		if session == "" {
-			return same
+			return nil, true
 		}
 		p := &pending{method: method, session: session}
 		list := []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: session, Audit: auditKind(method)}}}
@@ -198,46 +244,45 @@ func (t *translator) call(f *sdk.Frame, m rpc, method string) []acpasr.Translate
 			list = append(list, acpasr.Translated{Frame: withData(f, closeRequest(m.ID, session))})
 		}
 		t.remember(f, m, p)
-		return list
+		return list, false
 	case method == "auth/status" || method == "auth/status_update":
-		return nil // connection-level, no session: not recorded (as auth/login)
+		return nil, false // connection-level, no session: not recorded (as auth/login)
 	case strings.HasPrefix(method, "proxy/"):
 		t.diag(sdk.SeverityInfo, "", "proxy chain message not mapped", method+": the wire log keeps it")
-		return nil
+		return nil, false
 	}
-	return same
+	return nil, true
 }
 
 // response translates the response to a request the translator follows.
-func (t *translator) response(f *sdk.Frame, m rpc) []acpasr.Translated {
-	same := []acpasr.Translated{{Frame: *f}}
+func (t *translator) response(f *sdk.Frame, m rpc) ([]acpasr.Translated, bool) {
 	if f.ReplyTo == 0 || m.ID == nil {
-		return same
+		return nil, true
 	}
 	k := pendingKey{f.ReplyTo, string(compactJSON(m.ID))}
 	p, ok := t.pending[k]
 	if !ok {
-		return same
+		return nil, true
 	}
 	delete(t.pending, k)
 	if p.method == "session/set_title" {
 		if m.Result == nil || m.Error != nil {
-			return nil // not stored: the title is unchanged
+			return nil, false // not stored: the title is unchanged
 		}
 		var r struct {
 			Title *string `json:"title"`
 		}
 		if json.Unmarshal(m.Result, &r) != nil || r.Title == nil {
 			t.diag(sdk.SeverityWarning, p.session, "session/set_title response has no title", "the title is not recorded")
-			return nil
+			return nil, false
 		}
-		return []acpasr.Translated{{Frame: withData(f, titleUpdate(p.session, *r.Title))}}
+		return []acpasr.Translated{{Frame: withData(f, titleUpdate(p.session, *r.Title))}}, false
 	}
 	list := []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: p.session, Audit: auditKind(p.method) + "_response"}}}
 	if p.closes {
 		list = append(list, acpasr.Translated{Frame: *f})
 	}
-	return list
+	return list, false
 }
 
 func (t *translator) remember(f *sdk.Frame, m rpc, p *pending) {
