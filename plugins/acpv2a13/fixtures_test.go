@@ -100,6 +100,22 @@ var fixtures = map[string]string{
 		upd("subagent_update", `,"sessionId":"s3","title":"Explore","cwd":"/w/proj/sub","additionalDirectories":["/w/lib"]`),
 		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s3","update":{"sessionUpdate":"agent_message","messageId":"a1","content":[{"type":"text","text":"Exploring."}]}}}`,
 	),
+	// session_message_chunks before any upsert of their message (the draft
+	// allows it): held, then the receiving side's message gets them before
+	// the upsert's patch; the sending side's are audit records, as is a
+	// chunk whose message no upsert names before the connection ends.
+	"session_message_chunks_first": fixture(
+		`c2a {"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w/proj","mcpServers":[]}}`,
+		`a2c {"jsonrpc":"2.0","id":2,"result":{"sessionId":"s2"}}`,
+		upd("session_message_chunk", `,"messageId":"in1","content":{"type":"text","text":"Sta"}`),
+		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s2","update":{"sessionUpdate":"session_message_chunk","messageId":"out1","content":{"type":"text","text":"Sta"}}}}`,
+		upd("agent_message", `,"messageId":"a1","content":[{"type":"text","text":"Meanwhile."}]`),
+		upd("session_message_chunk", `,"messageId":"in1","content":{"type":"text","text":"tus?"}`),
+		`a2c {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s2","update":{"sessionUpdate":"session_message","messageId":"out1","senderSessionId":"s2","recipientSessionId":"s1","recipientMessageId":"in1"}}}`,
+		upd("session_message", `,"messageId":"in1","senderSessionId":"s2","recipientSessionId":"s1","senderMessageId":"out1"`),
+		upd("session_message_chunk", `,"messageId":"lost1","content":{"type":"text","text":"never named"}`),
+		upd("state_update", `,"state":"idle","stopReason":"end_turn"`),
+	),
 	// The permission outcome cancelled of its own → decision cancelled
 	// (ASR-716).
 	"permission_cancelled": fixture(

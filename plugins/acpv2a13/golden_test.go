@@ -186,6 +186,26 @@ func TestASR711_SubagentRoots(t *testing.T) {
 	}
 }
 
+func TestASR735_ChunksBeforeTheirUpsert(t *testing.T) {
+	outs := mapFixture(t, "session_message_chunks_first")
+	noNonconforming(t, outs)
+	recs := records(t, outs, "s1")
+	// in1 begins at its first chunk, before a1; its text chunks are joined.
+	msgs := ofType(recs, "message")
+	if len(msgs) != 2 || msgs[0]["messageId"] != "in1" || js(msgs[0]["content"]) != `[{"text":"Status?","type":"text"}]` ||
+		js(msgs[0]["from"]) != `{"_org.acptap/messageId":"out1","session":"s2"}` || msgs[0]["assembly"] != "chunks" {
+		t.Errorf("messages = %s, want in1 from its held chunks first", js(msgs))
+	}
+	lost := ofType(recs, "org.agent-session.acp/session_message_chunk")
+	if len(lost) != 1 || !strings.Contains(js(lost[0]), "never named") {
+		t.Errorf("unnamed chunk = %s, want one audit record", js(lost))
+	}
+	out := ofType(records(t, outs, "s2"), "org.agent-session.acp/session_message_chunk")
+	if len(out) != 1 {
+		t.Errorf("sending side's held chunk: %d audit records, want 1", len(out))
+	}
+}
+
 func TestASR716_PermissionCancelled(t *testing.T) {
 	outs := mapFixture(t, "permission_cancelled")
 	noNonconforming(t, outs)

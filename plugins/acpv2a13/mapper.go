@@ -74,5 +74,7 @@ func options(cfg acpasr.Config) acpasr.Options {
 		// The draft's subagent_update names the child's cwd and
 		// additional directories: the child stream's roots.
 		SubagentRoots: true,
+		// Its chunks name no session: one before any upsert waits for it.
+		HoldChunks: true,
 	}
 }

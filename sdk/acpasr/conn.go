@@ -193,6 +193,7 @@ func (c *conn) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
 	for _, s := range c.list {
 		c.safely(func() {
 			s.endReplay(time.Time{}, nil)
+			s.releaseHeld()
 			s.flush()
 		})
 	}

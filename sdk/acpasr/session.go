@@ -69,6 +69,13 @@ type Options struct {
 	// additionalDirectories (the newer draft) as the workspace roots of
 	// the child's stream (ASR-711), when that stream is opened after it.
 	SubagentRoots bool
+	// HoldChunks keeps a session_message_chunk that arrives before any
+	// upsert of its message (the newer draft's chunks name no session)
+	// until an upsert says which side this session is: the receiving
+	// side's message gets the chunks, in order, before the upsert's
+	// patch; otherwise, and when the connection ends with the message
+	// still unnamed, each held chunk is an audit record (ASR-710).
+	HoldChunks bool
 }
 
 // Session is the engine mapping one connection: ACP v2 (alpha.9) frames in,
