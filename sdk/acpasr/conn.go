@@ -31,15 +31,15 @@ type conn struct {
 	// childRoots are a subagent's workspace roots from its subagent_update
 	// (Options.SubagentRoots), until its stream is opened.
 	childRoots map[string][]string
-	agent   *agentInfo
-	gap     bool         // a capture gap was seen on this connection
-	schema  *schemaCheck // nil until the first line frame Map checks
-	ord     uint64
-	cur     *sdk.Frame
-	hint    Hint      // the current frame's, when a translator made it
-	ripe    []ripeEnt // entities due a partial snapshot after the frame
-	out     []sdk.Output
-	done    bool
+	agent      *agentInfo
+	gap        bool         // a capture gap was seen on this connection
+	schema     *schemaCheck // nil until the first line frame Map checks
+	ord        uint64
+	cur        *sdk.Frame
+	hint       Hint      // the current frame's, when a translator made it
+	ripe       []ripeEnt // entities due a partial snapshot after the frame
+	out        []sdk.Output
+	done       bool
 }
 
 type agentInfo struct {

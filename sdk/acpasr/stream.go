@@ -57,8 +57,8 @@ type stream struct {
 	outbound map[string]bool
 	// held are session_message_chunks waiting for an upsert of their
 	// message (Options.HoldChunks), by messageId; heldN counts them.
-	held  map[string][]heldChunk
-	heldN int
+	held     map[string][]heldChunk
+	heldN    int
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
 	partial  bool // the parts being rendered are a partial snapshot (emitPartial)
 	prompts  int  // session/prompt requests not answered yet

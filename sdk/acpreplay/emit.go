@@ -1,4 +1,4 @@
-package acpv2
+package acpreplay
 
 import (
 	"encoding/base64"
@@ -597,7 +597,7 @@ type terminalUpdate struct {
 	Cwd           string          `json:"cwd,omitempty"`
 	Output        *terminalOutput `json:"output,omitempty"`
 	ExitStatus    *exitStatus     `json:"exitStatus,omitempty"`
-	Size          json.RawMessage `json:"size,omitempty"` // replays to ReplayAlpha13 only
+	Size          json.RawMessage `json:"size,omitempty"` // replays to TargetAlpha13 only
 	Meta          metaMap         `json:"_meta,omitempty"`
 }
 
@@ -635,7 +635,7 @@ func (r *replayer) terminal(line []byte, seqs []uint64) error {
 	if replay.TerminalExited(t.Status, t.ExitCode, t.Signal) {
 		u.ExitStatus = &exitStatus{ExitCode: nullToNil(t.ExitCode), Signal: nullToNil(t.Signal)}
 	}
-	if r.target == ReplayAlpha13 {
+	if r.target == TargetAlpha13 {
 		u.Size = nullToNil(t.Size) // the draft's terminal size, as recorded
 	}
 	return r.send(u, seqs)
