@@ -248,11 +248,16 @@ func (p *replayPlugin) replay(ctx context.Context, r io.Reader, emit func(sdk.Ou
 	return p.replayAs(ctx, r, p.target, emit)
 }
 
-// streamTarget is the revision a stream is replayed to: the ACP v2 draft
-// its header names (producer.source.formatVersion, e.g. "2.0.0-alpha.13"
-// → "acp/2@2.0.0-alpha.13"), so a stream of the newer draft is replayed
-// as that draft's frames; else def. f is left at its start.
+// streamTarget is the revision a stream is replayed to: when def is an
+// ACP v2 revision, the ACP v2 draft the stream's header names
+// (producer.source.formatVersion, e.g. "2.0.0-alpha.13" →
+// "acp/2@2.0.0-alpha.13"), so a stream of the newer draft is replayed as
+// that draft's frames; else def (an ACP v1 replay stays ACP v1). f is left
+// at its start.
 func streamTarget(f *os.File, def string) string {
+	if !strings.HasPrefix(def, "acp/2") {
+		return def
+	}
 	defer f.Seek(0, io.SeekStart)
 	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
 	if err != nil && len(line) == 0 {
