@@ -1,11 +1,13 @@
 package acpv2a13
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -259,4 +261,34 @@ func TestConformanceSuite(t *testing.T) {
 		corpus[name] = parseFrames(t, text)
 	}
 	mappertest.Suite{New: New, Start: live, Corpus: corpus}.Run(t)
+}
+
+// TestPendingRequestsBounded: requests that are never answered are
+// followed up to maxPending; past it the oldest is forgotten, with a
+// diagnostic, so memory does not grow with them.
+func TestPendingRequestsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(opening)
+	for i := 0; i < maxPending+10; i++ {
+		fmt.Fprintf(&b, "c2a {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"session/status\",\"params\":{\"sessionId\":\"s1\"}}\n", 100+i)
+	}
+	frames := parseFrames(t, b.String())
+	cfg, _ := acpasr.ParseConfig(nil)
+	tr := newTranslator(options(cfg), live)
+	outs, err := tr.Map(t.Context(), frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.pending) != maxPending || len(tr.order) > 2*maxPending {
+		t.Errorf("pending %d, order %d; want %d and at most %d", len(tr.pending), len(tr.order), maxPending, 2*maxPending)
+	}
+	n := 0
+	for _, o := range outs {
+		if o.Kind == sdk.Diagnostic && o.Summary == "too many requests awaiting a response" {
+			n++
+		}
+	}
+	if n != 10 {
+		t.Errorf("%d diagnostics, want 10", n)
+	}
 }

@@ -26,6 +26,10 @@ var errFinished = errors.New("acpv2a13: session already finished")
 type translator struct {
 	eng     *acpasr.Session
 	pending map[pendingKey]*pending
+	// bySeq counts the pending requests per frame seq (a response's
+	// ReplyTo), and order keeps their keys oldest first, for the bound.
+	bySeq map[uint64]int
+	order []pendingKey
 	out     []sdk.Output
 	cur     *sdk.Frame
 	done    bool
@@ -53,7 +57,7 @@ var audited = map[string]bool{
 }
 
 func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
-	return &translator{eng: acpasr.NewSession(opts, req), pending: map[pendingKey]*pending{}}
+	return &translator{eng: acpasr.NewSession(opts, req), pending: map[pendingKey]*pending{}, bySeq: map[uint64]int{}}
 }
 
 // Map translates and maps frames in order.
@@ -104,11 +108,11 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 	return outs, flush(len(frames))
 }
 
-// looks reports whether the translator must parse the frame: a request
-// awaits its response, or the frame may be one the draft's additions
+// looks reports whether the translator must parse the frame: it answers a
+// request the translator follows, or it may be one the draft's additions
 // need translated (marks).
 func (t *translator) looks(f *sdk.Frame) bool {
-	return f.Kind == sdk.KindLine && (len(t.pending) > 0 || mayTranslate(f.Data))
+	return f.Kind == sdk.KindLine && ((f.ReplyTo != 0 && t.bySeq[f.ReplyTo] > 0) || mayTranslate(f.Data))
 }
 
 // Finish ends the engine's session: every entity still open is written
@@ -264,7 +268,7 @@ func (t *translator) response(f *sdk.Frame, m rpc) ([]acpasr.Translated, bool) {
 	if !ok {
 		return nil, true
 	}
-	delete(t.pending, k)
+	t.forget(k)
 	if p.method == "session/set_title" {
 		if m.Result == nil || m.Error != nil {
 			return nil, false // not stored: the title is unchanged
@@ -285,8 +289,41 @@ func (t *translator) response(f *sdk.Frame, m rpc) ([]acpasr.Translated, bool) {
 	return list, false
 }
 
+// maxPending bounds the requests awaiting a response: past it the oldest
+// is forgotten (its response is then mapped as the engine maps any).
+const maxPending = 4096
+
 func (t *translator) remember(f *sdk.Frame, m rpc, p *pending) {
-	t.pending[pendingKey{f.Seq, string(compactJSON(m.ID))}] = p
+	k := pendingKey{f.Seq, string(compactJSON(m.ID))}
+	if _, dup := t.pending[k]; !dup {
+		t.bySeq[k.seq]++
+		t.order = append(t.order, k)
+	}
+	t.pending[k] = p
+	for len(t.pending) > maxPending {
+		old := t.order[0]
+		t.order = t.order[1:]
+		if q, ok := t.pending[old]; ok {
+			t.diag(sdk.SeverityWarning, q.session, "too many requests awaiting a response", q.method+": the oldest is no longer followed")
+			t.forget(old)
+		}
+	}
+	if len(t.order) > 2*maxPending {
+		live := t.order[:0]
+		for _, k := range t.order {
+			if _, ok := t.pending[k]; ok {
+				live = append(live, k)
+			}
+		}
+		t.order = live
+	}
+}
+
+func (t *translator) forget(k pendingKey) {
+	delete(t.pending, k)
+	if t.bySeq[k.seq]--; t.bySeq[k.seq] <= 0 {
+		delete(t.bySeq, k.seq)
+	}
 }
 
 // auditKind names the audit record of a method: session/archive →
