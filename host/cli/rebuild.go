@@ -77,6 +77,7 @@ func runRebuild(env *Env, args []string) int {
 			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
 			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 		}}
+	opts.Routing = func(agent []string) pipeline.Routing { return routing(cfg, cat, logger, agent) }
 	if f, ok := env.Stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Progress = env.Stderr
 	}

@@ -108,6 +108,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
 				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+				Routing: routing(cfg, cat, logger, agent),
 			})
 			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)

@@ -53,6 +53,9 @@ type Config struct {
 	AEP AEP `koanf:"aep"`
 	// OTLP configures the OpenTelemetry export (docs/otlp.md).
 	OTLP OTLP `koanf:"otlp"`
+	// Agents holds per-agent settings, keyed by a pattern matched against
+	// the agent command (see AgentFor).
+	Agents map[string]AgentConfig `koanf:"agents"`
 	// Ship configures shipping outputs to a team store ([ship.nats]).
 	Ship Ship `koanf:"ship"`
 
@@ -84,6 +87,14 @@ type PluginConfig struct {
 	Disabled bool `koanf:"disabled"`
 	// Config is opaque to the host and passed to the plugin as JSON.
 	Config map[string]any `koanf:"config"`
+}
+
+// AgentConfig is what acptap assumes about one agent.
+type AgentConfig struct {
+	// SchemaRevision is the ACP v2 schema revision this agent speaks when
+	// its initialize exchange shows no evidence of a draft (e.g.
+	// "2.0.0-alpha.13"); evidence on the wire wins. Empty: schema_revision.
+	SchemaRevision string `koanf:"schema_revision"`
 }
 
 // Tee sizes the tee's capture queue.
@@ -222,6 +233,7 @@ var schema = keys{
 	"plugins":         {"*": {"sha256": nil, "path": nil, "disabled": nil, "config": nil}},
 	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil, "coalesce": nil},
 	"restart":         {"max": nil, "stall_timeout": nil},
+	"agents":          {"*": {"schema_revision": nil}},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil, "relay_token": nil, "relay_token_file": nil},
 	"ship":            shipSchema,

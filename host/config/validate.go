@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -80,6 +81,14 @@ func (c *Config) Validate() error {
 		}
 		if p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256) {
 			bad(keyPath("plugins", name, "sha256"), "not 64 hex digits")
+		}
+	}
+	for _, pat := range slices.Sorted(maps.Keys(c.Agents)) {
+		if _, err := path.Match(pat, ""); err != nil || pat == "" {
+			bad(keyPath("agents", pat), "not a pattern: %v", err)
+		}
+		if c.Agents[pat].SchemaRevision == "" {
+			bad(keyPath("agents", pat, "schema_revision"), "empty")
 		}
 	}
 	for _, rev := range slices.Sorted(maps.Keys(c.Revisions)) {

@@ -37,7 +37,10 @@ type Options struct {
 	Mode       sdk.Mode
 	// Revisions maps an input revision to the plugins that run for it; the
 	// first that claims the revision is the primary ASR mapper.
-	Revisions       map[string][]string
+	Revisions map[string][]string
+	// Routing adds what plugins claim and what is configured for the
+	// agent command.
+	Routing         Routing
 	SchemaRevision  string
 	DefaultRevision string
 	// ForceRevision, when set, skips detection: the plugins of this
@@ -93,6 +96,20 @@ type SessionPoint struct {
 	Resolved wire.Session
 }
 
+// Routing is how a connection's revision and plugins are chosen beyond
+// the initialize exchange and the Revisions table.
+type Routing struct {
+	// Claims returns the plugins that claim a revision in their Info
+	// (Inputs), primary first; the pipeline asks it for a revision the
+	// Revisions table has no entry for. Nil: only the table counts.
+	Claims func(revision string) []string
+	// AgentSchemaRevision is the ACP v2 schema revision configured for
+	// this agent command (config agents.<AgentRule>.schema_revision): a
+	// protocol-2 connection whose initialize exchange shows no newer
+	// draft speaks it. Empty: SchemaRevision.
+	AgentSchemaRevision, AgentRule string
+}
+
 // Stats are the pipeline's counters.
 type Stats struct {
 	Frames, GapFrames, GapBytes uint64
@@ -119,6 +136,7 @@ type Pipeline struct {
 	wireSeq uint64
 	feeders []*feeder
 	det     *revisionDetector
+	detAt   time.Time // receipt time of the frame that decided the revision
 	tracker *sessionTracker
 
 	// Rebuild with ResolveSessions: the sessions each entry (by its seq)
@@ -155,6 +173,7 @@ func New(opts Options) *Pipeline {
 		tracker:     newSessionTracker(),
 		captureDone: make(chan struct{}), finishReason: "agent exited",
 	}
+	p.det.agent, p.det.agentRule = opts.Routing.AgentSchemaRevision, opts.Routing.AgentRule
 	if opts.ForceRevision != "" {
 		p.det.finish(opts.ForceRevision, "forced by the caller")
 	}
@@ -190,9 +209,21 @@ func (p *Pipeline) wireTarget(f *feeder) (target uint64, caughtUp bool) {
 // Called with p.mu held.
 func (p *Pipeline) attach(ctx context.Context) {
 	rev := p.det.revision
-	names := p.opts.Revisions[rev]
+	names, configured := p.opts.Revisions[rev]
+	by := "revisions"
+	if !configured && p.opts.Routing.Claims != nil {
+		names, by = p.opts.Routing.Claims(rev), "claims"
+	}
 	p.stats.Revision = rev
-	p.log.Info("protocol revision", "revision", rev, "from", p.det.why, "plugins", names)
+	p.log.Info("protocol revision", "revision", rev, "from", p.det.why, "plugins", names, "selectedBy", by)
+	if p.wire != nil {
+		// At is the deciding frame's time (none when forced or decided at
+		// the end), so a converted log is the same bytes every time.
+		r := wire.Revision{At: p.detAt, Revision: rev, Reason: p.det.why, Plugins: names, SelectedBy: by}
+		if err := p.wire.AppendRevision(r); err != nil {
+			p.log.Error("wire log: revision entry not written", "error", err)
+		}
+	}
 	if len(names) == 0 {
 		p.log.Warn("no plugins configured for this revision; capture only", "revision", rev)
 	}
@@ -408,6 +439,7 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 	}
 	p.wireSeq = e.Seq
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
+		p.detAt = e.At
 		p.attach(ctx)
 	}
 	return append(batch, e)

@@ -27,6 +27,9 @@ type Options struct {
 	// fields (WirePath, Connection, Agent, Mode, Sink, Sessions and the
 	// rebuild hooks).
 	Pipeline pipeline.Options
+	// Routing, when set, gives each connection's routing (claims and the
+	// per-agent schema revision) from its agent command, as record does.
+	Routing func(agent []string) pipeline.Routing
 	// Out receives what was done (one line per connection, a summary);
 	// Err the problems (skipped lines, stale entries, sessions not
 	// rebuilt). Nil: discarded.
@@ -438,6 +441,9 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, pipeline.StoreSessions{St: st2}, true
+	if o.Routing != nil {
+		po.Routing = o.Routing(c.Header.Agent.Command)
+	}
 	po.OnSession = func(pt pipeline.SessionPoint) {
 		if pt.Entry == nil || pt.Entry.Equal(pt.Resolved) || !want[pt.ID] {
 			return
