@@ -49,6 +49,7 @@ func TestLoadDefaults(t *testing.T) {
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
+		OTLP:           OTLP{Headers: map[string]string{}, MaxCapture: "metadata", SpoolBytes: 64 << 20, Flush: 2 * time.Second},
 		Ship: Ship{NATS: ShipNATS{Stream: "ACPTAP", Subject: "acptap", CreateStream: true, Replicas: 1,
 			Interval: time.Second, Linger: 10 * time.Minute, Timeout: 5 * time.Second, Durable: "acptap-collect", AckWait: 30 * time.Second}},
 		Builtins: builtins,
@@ -260,15 +261,15 @@ func TestEnvironment(t *testing.T) {
 func TestAEPRelayKeys(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.toml")
-	if err := os.WriteFile(path, []byte("[aep]\nrelay = \"http://127.0.0.1:8787\"\nrelay_flush = \"500ms\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("[aep]\nrelay = \"http://127.0.0.1:8787\"\nrelay_flush = \"500ms\"\nrelay_token_file = \"/t\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, env := testEnv(t, "ACPTAP_AEP_RELAY_QUEUE=50")
+	_, env := testEnv(t, "ACPTAP_AEP_RELAY_QUEUE=50", "ACPTAP_AEP_RELAY_TOKEN=tok")
 	c, err := Load(LoadOptions{File: path, Env: env, Builtins: builtins})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.AEP != (AEP{Relay: "http://127.0.0.1:8787", RelayQueue: 50, RelayFlush: 500 * time.Millisecond}) {
+	if c.AEP != (AEP{Relay: "http://127.0.0.1:8787", RelayQueue: 50, RelayFlush: 500 * time.Millisecond, RelayToken: "tok", RelayTokenFile: "/t"}) {
 		t.Errorf("aep = %+v", c.AEP)
 	}
 	_, env = testEnv(t, "ACPTAP_AEP_RELAY=ws://x")

@@ -77,6 +77,6 @@ func options(cfg acpasr.Config, mode sdk.Mode) acpasr.Options {
 		ModeUpdates: true,
 		// Unstable: a superset of stable v1 (its unstable methods and
 		// members are what real agents already send).
-		SourceSchema: acpschema.V1Unstable,
+		Schema: acpschema.V1Unstable,
 	}
 }

@@ -90,7 +90,7 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		outs = append(outs, t.take()...)
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
-		eo, err := t.eng.MapSource(ctx, &f, list)
+		eo, err := t.eng.MapChecked(ctx, f, list)
 		if err != nil {
 			return outs, err
 		}

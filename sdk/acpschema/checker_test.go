@@ -117,11 +117,11 @@ func TestNullDefaults(t *testing.T) {
 		c := newChecker(t, v)
 		ok := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":null,"additionalDirectories":null}}`
 		if err := c.Check(acpschema.Client, []byte(ok)); err != nil {
-			t.Errorf("%s: null optional arrays: %v", v, err)
+			t.Errorf("schema %d: null optional arrays: %v", v, err)
 		}
 		bad := `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":null}}`
 		if err := c.Check(acpschema.Client, []byte(bad)); err == nil {
-			t.Errorf("%s: a null prompt conforms", v)
+			t.Errorf("schema %d: a null prompt conforms", v)
 		}
 	}
 }

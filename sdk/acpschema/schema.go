@@ -13,11 +13,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The official schemas, copied unchanged from @agentclientprotocol/sdk
-// (Apache-2.0; see schema/README.md and schema/LICENSE): v2 from 2.0.0 (the
-// pinned draft alpha.9), v1 from 2.4.0.
+// The official schemas, copied unchanged from @agentclientprotocol/sdk 2.0.0
+// (v2 alpha.9) and 2.4.0 (v1, stable and unstable, and the newer v2 draft)
+// (Apache-2.0; see schema/README.md and schema/LICENSE).
 //
-//go:embed schema/v2/schema.unstable.json schema/v1/schema.json schema/v1/schema.unstable.json
+//go:embed schema/v2/schema.unstable.json schema/v1/schema.json schema/v1/schema.unstable.json schema/v2-alpha.13/schema.unstable.json
 var schemaFS embed.FS
 
 // Version selects the ACP schema a Checker validates against.
@@ -29,13 +29,28 @@ const (
 	// V2 is the ACP v2 draft 2.0.0-alpha.9, full unstable schema
 	// (schema/v2/schema.unstable.json).
 	V2 Version = 2
+	// V2Alpha13 is the newer ACP v2 draft shipped by SDK 2.3.0 and 2.4.0
+	// (schema/v2-alpha.13/schema.unstable.json, named 2.0.0-alpha.13, see
+	// schema/README.md): still protocolVersion 2 on the wire.
+	V2Alpha13 Version = 3
 	// V1Unstable is ACP protocolVersion 1 with its unstable methods and
-	// members (schema/v1/schema.unstable.json): the stable schema plus what
-	// agents and clients already speak ahead of stabilisation (session/fork,
-	// session/resume, models, …). Recorders check v1 traffic against it, so
-	// that an unstable feature is not taken for a nonconforming frame.
-	V1Unstable Version = 3
+	// members (schema/v1/schema.unstable.json, SDK 2.4.0): the stable schema
+	// plus what agents and clients already speak ahead of stabilisation
+	// (session/fork, session/resume, …). Recorders check v1 traffic against
+	// it, so that an unstable feature is not taken for a nonconforming frame.
+	V1Unstable Version = 4
 )
+
+// Protocol is the protocolVersion the schema's frames carry.
+func (v Version) Protocol() int {
+	switch v {
+	case V2Alpha13:
+		return 2
+	case V1Unstable:
+		return 1
+	}
+	return int(v)
+}
 
 // SchemaBytes returns the embedded official schema for v.
 func SchemaBytes(v Version) []byte {
@@ -46,23 +61,12 @@ func SchemaBytes(v Version) []byte {
 	return b
 }
 
-// String names the schema: "ACP v1", "ACP v1 (unstable)", "ACP v2".
-func (v Version) String() string {
-	switch v {
-	case V1:
-		return "ACP v1"
-	case V1Unstable:
-		return "ACP v1 (unstable)"
-	case V2:
-		return "ACP v2"
-	}
-	return fmt.Sprintf("ACP schema %d", int(v))
-}
-
 func schemaFile(v Version) string {
 	switch v {
 	case V1:
 		return "schema/v1/schema.json"
+	case V2Alpha13:
+		return "schema/v2-alpha.13/schema.unstable.json"
 	case V1Unstable:
 		return "schema/v1/schema.unstable.json"
 	}
@@ -89,13 +93,13 @@ type compiledSchema struct {
 }
 
 var (
-	compileOnce [4]sync.Once
-	compiled    [4]*compiledSchema
-	compileErr  [4]error
+	compileOnce [5]sync.Once
+	compiled    [5]*compiledSchema
+	compileErr  [5]error
 )
 
 func loadSchema(v Version) (*compiledSchema, error) {
-	if v != V1 && v != V2 && v != V1Unstable {
+	if v != V1 && v != V2 && v != V2Alpha13 && v != V1Unstable {
 		return nil, fmt.Errorf("unknown ACP schema version %d", v)
 	}
 	compileOnce[v].Do(func() { compiled[v], compileErr[v] = compileSchema(v) })
