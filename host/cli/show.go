@@ -57,10 +57,11 @@ func runShow(env *Env, args []string) int {
 		}
 	}
 	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
-	out := bufio.NewWriter(env.Stdout)
-	sh := &shower{w: out, p: painter{on: on}, decls: decls}
+	safe, token := newTermSafe(env.Stdout, on)
+	out := bufio.NewWriter(safe)
+	sh := &shower{w: out, p: painter{on: on, token: token}, decls: decls}
 	bad, err := sh.stream(r)
-	if ferr := out.Flush(); err == nil {
+	if ferr := errors.Join(out.Flush(), safe.Flush()); err == nil {
 		err = ferr
 	}
 	if err != nil {
@@ -109,8 +110,12 @@ func declaredLosses(r io.Reader) map[string]string {
 	}
 }
 
-// painter colours text with ANSI SGR codes when on.
-type painter struct{ on bool }
+// painter colours text with ANSI SGR codes when on, written as token +
+// code + "m" for the termSafe writer to turn into ESC "[" code "m".
+type painter struct {
+	on    bool
+	token string
+}
 
 const (
 	sgrBold    = "1"
@@ -127,7 +132,7 @@ func (p painter) c(code, s string) string {
 	if !p.on || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return p.token + code + "m" + s + p.token + "0m"
 }
 
 // shower writes the transcript.
