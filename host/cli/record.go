@@ -11,6 +11,7 @@ import (
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 func runRecord(env *Env, args []string) int {
@@ -106,7 +107,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
 				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 			})
-			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
+			logger.Info("recording", "connection", conn, "agent", aep.RedactArgv(agent), "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
 		}
 	} else if logErr != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // ExitCannotStart is Run's exit code when the agent cannot be started (as a shell does).
@@ -89,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		return ExitCannotStart, err
 	}
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
-	log.Debug("agent started", "pid", cmd.Process.Pid, "command", cfg.Agent)
+	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
 	bound := &byteBound{limit: int64(cfg.QueueBytes)}
 	c2a := newCapture(sdk.C2A, cfg.Queue, bound)

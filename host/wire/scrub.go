@@ -12,6 +12,7 @@ const Scrubbed = "[scrubbed]"
 
 var (
 	keyMcpServers = []byte("mcpServers")
+	keyMeta       = []byte("_meta")
 	unicodeEscape = []byte(`\u`)
 	scrubbedJSON  = json.RawMessage(`"` + Scrubbed + `"`)
 	jsonNull      = []byte("null")
@@ -26,6 +27,9 @@ var (
 // server fields stay. Rebuilt objects keep their member order and every
 // untouched value's bytes; insignificant whitespace between members is lost.
 //
+// The _meta members of the line (on lines up to maxMetaLine bytes) are
+// scrubbed as scrubMeta says.
+//
 // It fails closed: a line that may hold such a key in any spelling (plain
 // or with \u escapes) but is not exactly one JSON value the scrubber can
 // walk — not JSON, two values on one line, nesting deeper than
@@ -35,7 +39,7 @@ var (
 // A line that cannot spell the key is returned unchanged after a byte
 // check. Scrub never panics and never modifies line.
 func Scrub(line []byte) (out []byte, changed bool) {
-	if !mayHoldServersKey(line) {
+	if !mayHoldKey(line, keyMcpServers) && (len(line) > maxMetaLine || !mayHoldKey(line, keyMeta)) {
 		return line, false
 	}
 	raw := bytes.TrimSpace(line)
@@ -48,8 +52,17 @@ func Scrub(line []byte) (out []byte, changed bool) {
 			return v, true
 		}
 	}
+	if !mayHoldKey(line, keyMcpServers) {
+		return line, false // _meta is walked on valid lines only
+	}
 	return cutUnparsed(line), true
 }
+
+// maxMetaLine is the longest line whose _meta members Scrub walks when the
+// line cannot spell mcpServers: walking re-reads each level of the line, so
+// a prompt of hundreds of MiB would be copied several times over for the
+// secret patterns of its _meta (see docs/wire-log.md).
+const maxMetaLine = 8 << 20
 
 // maxScrubDepth bounds how deep scrubTree descends to find mcpServers: each
 // level re-reads its value, so a key under 9 000 levels would cost that many
@@ -97,6 +110,12 @@ func scrubTree(raw []byte, depth int) (json.RawMessage, bool, error) {
 			}
 			continue
 		}
+		if strings.EqualFold(ms[i].key, "_meta") {
+			if s, ok := scrubMeta(ms[i].val, depth+1); ok {
+				ms[i].val, changed = s, true
+			}
+			continue
+		}
 		s, ok, err := scrubTree(ms[i].val, depth+1)
 		if err != nil {
 			return nil, false, err
@@ -116,11 +135,15 @@ const scrubbedCut = " [scrubbed: not fully parsed]"
 
 var errTooDeep = errors.New("mcpServers nested too deep to scrub")
 
-// mayHoldServersKey reports whether b can spell mcpServers as a JSON string:
-// plainly (in any case) or in a quoted string with \u escapes that decodes
-// to it, or one too broken to decode.
-func mayHoldServersKey(b []byte) bool {
-	if indexFold(b, keyMcpServers) >= 0 {
+// mayHoldServersKey reports whether b can spell mcpServers or _meta as a
+// JSON string (see mayHoldKey).
+func mayHoldServersKey(b []byte) bool { return mayHoldKey(b, keyMcpServers) || mayHoldKey(b, keyMeta) }
+
+// mayHoldKey reports whether b can spell key as a JSON string: plainly (in
+// any case), in a quoted string with \u escapes that decodes to it, or in
+// one too broken to decode.
+func mayHoldKey(b, key []byte) bool {
+	if indexFold(b, key) >= 0 {
 		return true
 	}
 	for i := bytes.Index(b, unicodeEscape); i >= 0; {
@@ -130,7 +153,7 @@ func mayHoldServersKey(b []byte) bool {
 			return true // not a string we can read
 		}
 		var s string
-		if json.Unmarshal(b[start:end+1], &s) != nil || indexFold([]byte(s), keyMcpServers) >= 0 {
+		if json.Unmarshal(b[start:end+1], &s) != nil || indexFold([]byte(s), key) >= 0 {
 			return true
 		}
 		next := bytes.Index(b[end+1:], unicodeEscape)
@@ -208,6 +231,8 @@ func scrubServer(raw json.RawMessage) json.RawMessage {
 			ms[i].val = scrubPairs(ms[i].val)
 		case "args":
 			ms[i].val = scrubEach(ms[i].val)
+		case "url", "command":
+			ms[i].val = redactString(ms[i].val)
 		}
 	}
 	return encodeObject(ms)

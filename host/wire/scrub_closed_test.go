@@ -107,3 +107,34 @@ func FuzzScrubNoSecretSurvives(f *testing.F) {
 		}
 	})
 }
+
+// TestScrubMetaAndURLs (issue 18, point 13): a copy of the MCP
+// configuration under _meta, with keys of the client's own, and the
+// credentials in an MCP server's URL do not reach the wire log; the rest
+// of the line stays.
+func TestScrubMetaAndURLs(t *testing.T) {
+	cases := map[string]struct{ in, keep string }{
+		"_meta copy under another key": {`{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":{"zed":{"mcp_config":[{"name":"gh","command":"gh-mcp","env":{"GITHUB_TOKEN":"SECRET-1"},"args":["--token","SECRET-2"]}],"api_key":"SECRET-3","note":"Authorization: Bearer SECRET4SECRET4"}}}}`, `"GITHUB_TOKEN"`},
+		"_meta on a prompt":            {`{"method":"session/prompt","params":{"sessionId":"s","prompt":[],"_meta":{"proxy":"https://u:SECRET-5@proxy.example:8080/"}}}`, `proxy.example:8080`},
+		"server URL credentials":       {`{"method":"session/new","params":{"cwd":"/w","mcpServers":[{"type":"http","name":"w","url":"https://me:SECRET-6@mcp.example/mcp?api_key=SECRET-7","headers":[]}]}}`, `mcp.example/mcp`},
+		"server command with a token":  {`{"method":"session/new","params":{"cwd":"/w","mcpServers":[{"name":"s","command":"mcp --token=SECRET-8","args":[],"env":[]}]}}`, `"name":"s"`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, changed := Scrub([]byte(c.in))
+			if !changed || bytes.Contains(out, []byte("SECRET")) {
+				t.Errorf("changed %v: %s", changed, out)
+			}
+			if !bytes.Contains(out, []byte(c.keep)) {
+				t.Errorf("%s lost: %s", c.keep, out)
+			}
+			if again, _ := Scrub(out); !bytes.Equal(again, out) {
+				t.Errorf("not idempotent: %s → %s", out, again)
+			}
+		})
+	}
+	plain := []byte(`{"method":"session/prompt","params":{"sessionId":"s","prompt":[],"_meta":{"trace":"abc"}}}`)
+	if out, changed := Scrub(plain); changed || &out[0] != &plain[0] {
+		t.Errorf("a _meta without secrets was rewritten: %s", out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // Permissions of wire logs and the directories Create makes for them.
@@ -52,6 +53,9 @@ func Create(path string, hdr Header) (*Writer, error) {
 	}
 	h := headerJSON{Type: "header", Format: Format, Version: Version,
 		Connection: hdr.Connection, Agent: hdr.Agent, Source: hdr.Source}
+	// The agent's argv may carry credentials (--api-key=…, a URL with
+	// user:pass@): the redaction floor's secret patterns apply to it.
+	h.Agent.Command = aep.RedactArgv(h.Agent.Command)
 	if h.Agent.Command == nil {
 		h.Agent.Command = []string{}
 	}

@@ -53,3 +53,30 @@ func TestLogRateLimited(t *testing.T) {
 		t.Logf("acptap.log: %d lines, %d bytes; %d warnings written, %d suppressed", len(lines), st.Size(), written, suppressed)
 	}
 }
+
+// TestArgvSecretsRedacted (issue 18, point 13): the agent's argv carries
+// an API key, a token and a URL with a password; the agent gets them as
+// they are, while the wire-log header and acptap.log (at debug level)
+// hold them redacted.
+func TestArgvSecretsRedacted(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "store")
+	got := filepath.Join(t.TempDir(), "argv")
+	args := []string{"--api-key=SECRET-A", "--token", "SECRET-B", "--endpoint", "https://me:SECRET-C@api.example/v1?api_key=SECRET-D"}
+	agent := append([]string{"/bin/sh", "-c", `printf '%s\n' "$@" > '` + got + `'; cat > /dev/null`, "agent"}, args...)
+	r := startRecord(t, []string{"--store", root, "--log-level", "debug"}, agent)
+	if code := r.wait(); code != 0 {
+		t.Fatalf("exit %d: %s", code, r.stderr.String())
+	}
+	if string(readFile(t, got)) != strings.Join(args, "\n")+"\n" {
+		t.Errorf("the agent got %q, want %q", readFile(t, got), args)
+	}
+	header, _, _ := strings.Cut(string(readFile(t, wireLog(t, root))), "\n")
+	for name, text := range map[string]string{"wire-log header": header, "acptap.log": logText(t, root)} {
+		if strings.Contains(text, "SECRET") {
+			t.Errorf("%s holds a secret of the argv:\n%s", name, text)
+		}
+		if !strings.Contains(text, "api.example") {
+			t.Errorf("%s lost the argv:\n%s", name, text)
+		}
+	}
+}
