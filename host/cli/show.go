@@ -33,6 +33,7 @@ func runShow(env *Env, args []string) int {
 	registerStoreFlags(fs, &c)
 	noColor := fs.Bool("no-color", false, "never colour the output")
 	color := fs.Bool("color", false, "colour the output even when stdout is not a terminal")
+	maxLine := registerMaxLine(fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
@@ -49,8 +50,8 @@ func runShow(env *Env, args []string) int {
 	// Declarations can come anywhere: read a file once for them, so the
 	// losses are complete at the top.
 	var decls map[string]string
-	if f, ok := r.(*os.File); ok {
-		decls = declaredLosses(f)
+	if f, ok := r.(*os.File); ok && regularFile(f) {
+		decls = declaredLosses(f, *maxLine)
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap show: %s\n", oneLine(err))
 			return ExitFailure
@@ -59,7 +60,7 @@ func runShow(env *Env, args []string) int {
 	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
 	safe, token := newTermSafe(env.Stdout, on)
 	out := bufio.NewWriter(safe)
-	sh := &shower{w: out, p: painter{on: on, token: token}, decls: decls}
+	sh := &shower{w: out, p: painter{on: on, token: token}, decls: decls, maxLine: *maxLine}
 	bad, err := sh.stream(r)
 	if ferr := errors.Join(out.Flush(), safe.Flush()); err == nil {
 		err = ferr
@@ -87,9 +88,10 @@ func isTerminal(w io.Writer) bool {
 
 // declaredLosses reads the loss categories declarations add, each with the
 // id of the declaration that added it first.
-func declaredLosses(r io.Reader) map[string]string {
+func declaredLosses(r io.Reader, maxLine int) map[string]string {
 	out := map[string]string{}
 	rd := asr.NewReader(r)
+	rd.MaxLine = maxLine
 	for {
 		line, err := rd.Next()
 		if err != nil {
@@ -140,12 +142,15 @@ type shower struct {
 	w     *bufio.Writer
 	p     painter
 	decls map[string]string // category → id of the declaration that added it
+	// maxLine bounds a line read (0: asr.DefaultMaxLine).
+	maxLine int
 }
 
 // stream writes the header block and one entry per record; it returns how
 // many lines could not be shown.
 func (s *shower) stream(r io.Reader) (int, error) {
 	rd := asr.NewReader(r)
+	rd.MaxLine = s.maxLine
 	bad := 0
 	for {
 		line, err := rd.Next()

@@ -77,6 +77,25 @@ func appendString(dst, s []byte) []byte {
 	return dst
 }
 
+// minB64Line is the shortest valid UTF-8 line escapesLonger may send to
+// base64: shorter lines stay readable whatever they hold.
+const minB64Line = 64 << 10
+
+// escapesLonger reports whether a long line would grow more as a JSON
+// string than as base64 (4/3): a line of control characters escapes to
+// six times its size, which would make a 256 MiB frame a 1.5 GiB wire-log
+// line to write, hold and read back.
+func escapesLonger(s []byte) bool {
+	if len(s) < minB64Line {
+		return false
+	}
+	n := len(s)
+	for _, c := range s {
+		n += int(extra[c])
+	}
+	return n > base64.StdEncoding.EncodedLen(len(s))
+}
+
 // appendTime appends t in UTC as RFC 3339 with every nanosecond kept.
 func appendTime(dst []byte, t time.Time) []byte {
 	return t.UTC().AppendFormat(dst, time.RFC3339Nano)
@@ -140,7 +159,7 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		}
 		return append(dst, '}', '\n'), nil
 	}
-	if utf8.Valid(e.Line) {
+	if utf8.Valid(e.Line) && !escapesLonger(e.Line) {
 		dst = append(dst, `,"line":`...)
 		dst = appendString(dst, e.Line)
 	} else {

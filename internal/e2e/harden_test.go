@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acptap/acptap/host/logthrottle"
 )
@@ -78,5 +83,121 @@ func TestArgvSecretsRedacted(t *testing.T) {
 		if !strings.Contains(text, "api.example") {
 			t.Errorf("%s lost the argv:\n%s", name, text)
 		}
+	}
+}
+
+// runLimited runs acptap ARGS under sh with its address space limited to
+// 2 GiB (so reading an endless input into memory fails instead of taking
+// the machine) and returns its output and exit code.
+func runLimited(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script := `ulimit -v 2097152 && exec "$0" "$@"`
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", script, acptapBin}, args...)...)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("acptap %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("acptap %v did not end: %s", args, out)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestEndlessInputBounded (issue 18, point 5): validate, show, rebuild
+// and convert given /dev/zero (one endless line) stop at the line bound
+// with an error naming file:line and exit 1, instead of growing memory
+// or the spool without end.
+func TestEndlessInputBounded(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "store")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "--max-line", "1048576", "/dev/zero"}, "/dev/zero:1: line longer than 1048576 bytes"},
+		{[]string{"show", "--max-line", "1048576", "/dev/zero"}, "/dev/zero: asr: line 1: line too long"},
+		{[]string{"rebuild", "--store", store, "/dev/zero"}, "/dev/zero: header: line 1: line too long"},
+		{[]string{"convert", "--store", store, "--from", "acp-v1-log", "--max-line", "1048576", "/dev/zero"}, "/dev/zero: spool: line 1: longer than 1048576 bytes"},
+	} {
+		out, code := runLimited(t, c.args...)
+		if code != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("acptap %v: exit %d, want 1 and %q in:\n%.2000s", c.args, code, c.want, out)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(store, "tmp", "*")); len(left) > 0 {
+		t.Errorf("spool files left behind: %v", left)
+	}
+}
+
+// TestConvertSpoolHonoursSIGTERM (issue 18, point 5): convert reading an
+// endless pipe (a FIFO fed with short lines, so no line bound helps) stops
+// on SIGTERM while it spools, removes the spool and exits 130.
+func TestConvertSpoolHonoursSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(acptapBin, "convert", "--store", store, "--from", "acp-v1-log", fifo)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		chunk := []byte(strings.Repeat(`{"jsonrpc":"2.0","method":"x"}`+"\n", 2000))
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	// Wait until the spool holds some of it, then ask convert to stop.
+	deadline := time.Now().Add(pollDeadline)
+	for {
+		spools, _ := filepath.Glob(filepath.Join(store, "tmp", "convert-input-*"))
+		if len(spools) == 1 {
+			if st, err := os.Stat(spools[0]); err == nil && st.Size() > 1<<20 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("convert did not spool: %s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Wait() }()
+	select {
+	case <-errc:
+	case <-time.After(pollDeadline):
+		cmd.Process.Kill()
+		<-errc
+		t.Fatalf("convert ignored SIGTERM while spooling: %s", out.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130: %s", code, out.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(store, "tmp", "*")); len(left) > 0 {
+		t.Errorf("spool files left behind: %v", left)
+	}
+	if !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("no word of the interruption: %s", out.String())
 	}
 }
