@@ -29,11 +29,11 @@ func TestRedactArgv(t *testing.T) {
 
 func TestRedactSecretsURLs(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://user:pa55@host/x":                    "https://user:" + RedactedSecret + "@host/x",
-		"postgres://u:p@db:5432/app?sslmode=off":      "postgres://u:" + RedactedSecret + "@db:5432/app?sslmode=off",
-		"https://h/p?access_token=abc&q=1":            "https://h/p?access_token=" + RedactedSecret + "&q=1",
-		"https://h/p?q=1&sig=abc#frag":                "https://h/p?q=1&sig=" + RedactedSecret + "#frag",
-		"ssh://git@github.com/x":                      "ssh://git@github.com/x",
+		"https://user:pa55@host/x":                   "https://user:" + RedactedSecret + "@host/x",
+		"postgres://u:p@db:5432/app?sslmode=off":     "postgres://u:" + RedactedSecret + "@db:5432/app?sslmode=off",
+		"https://h/p?access_token=abc&q=1":           "https://h/p?access_token=" + RedactedSecret + "&q=1",
+		"https://h/p?q=1&sig=abc#frag":               "https://h/p?q=1&sig=" + RedactedSecret + "#frag",
+		"ssh://git@github.com/x":                     "ssh://git@github.com/x",
 		"plain text, me@example.com, nothing secret": "plain text, me@example.com, nothing secret",
 	} {
 		if got := RedactSecrets(in); got != want {
