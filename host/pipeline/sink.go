@@ -43,8 +43,15 @@ type StoreSink struct {
 	// lock held and must not block.
 	Forward EventForwarder
 
+	// MaxOpen bounds the files the sink holds open at once (0:
+	// DefaultMaxOpen); the least recently written one is released first
+	// and reopened when its next line comes.
+	MaxOpen int
+
 	mu      sync.Mutex
 	writers map[streamKey]*store.StreamWriter
+	open    map[streamKey]uint64 // writers holding a descriptor → last use
+	tick    uint64
 	diags   map[string]int
 	counts  map[string]int
 	errs    []error
@@ -93,10 +100,46 @@ func NewStoreSink(st *store.Store, log hclog.Logger) *StoreSink {
 		diags: map[string]int{}, counts: map[string]int{}}
 }
 
+// DefaultMaxOpen is StoreSink.MaxOpen's default: with a stream and an AEP
+// file per session, 600 sessions on one connection would otherwise need
+// 1200 descriptors (ulimit -n is often 1024, or 256 on macOS).
+const DefaultMaxOpen = 64
+
+// use marks k's writer as about to write, releasing the least recently
+// used open writers beyond MaxOpen. Called with s.mu held.
+func (s *StoreSink) use(k streamKey) {
+	if s.open == nil {
+		s.open = map[streamKey]uint64{}
+	}
+	s.tick++
+	s.open[k] = s.tick
+	max := s.MaxOpen
+	if max <= 0 {
+		max = DefaultMaxOpen
+	}
+	for len(s.open) > max {
+		var oldest streamKey
+		first := true
+		for ok, t := range s.open {
+			if ok != k && (first || t < s.open[oldest]) {
+				oldest, first = ok, false
+			}
+		}
+		if w := s.writers[oldest]; w != nil {
+			if err := w.Release(); err != nil {
+				s.errs = append(s.errs, err)
+			}
+		}
+		delete(s.open, oldest)
+	}
+}
+
 func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
 	if w, ok := s.writers[k]; ok {
+		s.use(k)
 		return w, nil
 	}
+	s.use(k) // before opening: make room for the descriptor
 	path := s.st.AEPPath(k.session)
 	if !k.aep {
 		path = s.st.StreamPath(k.session)
@@ -145,6 +188,7 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 		w, rep, err = s.st.OpenPluginStream(k.session, k.plugin)
 	}
 	if err != nil {
+		delete(s.open, k)
 		return nil, err
 	}
 	if rep != nil {
@@ -231,6 +275,7 @@ func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason stri
 		if k.plugin != plugin || k.aep || w.Lines() == 0 {
 			continue
 		}
+		s.use(k)
 		seq := w.Lines() // the header is seq 0, so the next record's seq is the line count
 		rec, _ := json.Marshal(map[string]any{
 			"type": "declaration", "seq": seq, "id": fmt.Sprintf("r%d", seq),

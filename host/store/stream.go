@@ -25,7 +25,10 @@ type Repair struct {
 // StreamWriter appends lines to a JSONL file (an ASR stream or an AEP file).
 // Each line goes out in one write call with its LF, the commit mark. After a
 // failed write the writer refuses further lines, so a partial line can never
-// be glued to the next one. Methods are safe for concurrent use.
+// be glued to the next one. Release closes the file descriptor without
+// ending the writer; the next line reopens the file for appending, so a
+// connection with many sessions keeps a bounded set of files open. Methods
+// are safe for concurrent use.
 type StreamWriter struct {
 	mu    sync.Mutex
 	f     *os.File
@@ -127,6 +130,13 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 	if w.err != nil {
 		return fmt.Errorf("write %s: %w", w.path, w.err)
 	}
+	if w.f == nil {
+		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, FileMode)
+		if err != nil {
+			return fmt.Errorf("write %s: reopen: %w", w.path, err) // not sticky: nothing was written
+		}
+		w.f = f
+	}
 	w.buf = append(append(w.buf[:0], line...), '\n')
 	_, err := w.f.Write(w.buf)
 	if cap(w.buf) > 1<<20 {
@@ -157,7 +167,41 @@ func (w *StreamWriter) Sync() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.f == nil {
+		return syncPath(w.path)
+	}
 	return w.f.Sync()
+}
+
+// Release closes the file descriptor; the next WriteLine reopens it.
+func (w *StreamWriter) Release() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil || errors.Is(w.err, errClosed) {
+		return nil
+	}
+	f := w.f
+	w.f = nil
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("release %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Open reports whether the writer holds a file descriptor.
+func (w *StreamWriter) Open() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f != nil
+}
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // Close closes the file; calling it again is a no-op.
@@ -168,6 +212,9 @@ func (w *StreamWriter) Close() error {
 		return nil
 	}
 	w.err = errClosed
+	if w.f == nil {
+		return nil
+	}
 	if err := w.f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", w.path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/acptap/acptap/host/logthrottle"
+	"github.com/acptap/acptap/host/store"
 )
 
 // TestLogRateLimited (issue 18, point 8): an agent writing 20 000 lines
@@ -199,5 +202,53 @@ func TestConvertSpoolHonoursSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted") {
 		t.Errorf("no word of the interruption: %s", out.String())
+	}
+}
+
+// limitFiles sets a running process's RLIMIT_NOFILE (prlimit(2)), as
+// `ulimit -n n` would have before it started.
+func limitFiles(t *testing.T, pid int, n uint64) {
+	t.Helper()
+	lim := syscall.Rlimit{Cur: n, Max: n}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), syscall.RLIMIT_NOFILE,
+		uintptr(unsafe.Pointer(&lim)), 0, 0, 0); e != 0 {
+		t.Fatalf("prlimit: %v", e)
+	}
+}
+
+// TestManySessionsFewDescriptors (issue 18, point 7): with its open files
+// limited to 512, one connection recording 600 sessions writes every
+// session's stream and AEP file: the sink keeps a bounded set of files
+// open and reopens the others as their next line comes.
+func TestManySessionsFewDescriptors(t *testing.T) {
+	const n = 600
+	root := filepath.Join(t.TempDir(), "store")
+	r, _ := startScripted(t, []string{"--store", root}, 0)
+	limitFiles(t, r.cmd.Process.Pid, 512) // before any session is seen
+	agent := &acpAgent{}
+	r.converse(agent, initLine)
+	for i := 1; i <= n; i++ {
+		sid := fmt.Sprintf("sess-%03d", i)
+		r.converse(agent,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/resume","params":{"sessionId":%q,"cwd":"/tmp/e2e","mcpServers":[]}}`+"\n", 2*i, sid),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"p"}]}}`+"\n", 2*i+1, sid))
+	}
+	if code := r.wait(); code != 0 {
+		t.Fatalf("exit %d: %s", code, r.stderr.String())
+	}
+	missing := 0
+	for i := 1; i <= n; i++ {
+		sid := fmt.Sprintf("sess-%03d", i)
+		if lineCount(streamPath(root, sid, "")) < 2 || lineCount(filepath.Join(root, "aep", "acp", store.EscapeID(sid)+".jsonl")) == 0 {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d sessions lack their stream or AEP file; log:\n%.3000s", missing, n, logText(t, root))
+	}
+	for _, sid := range []string{"sess-001", "sess-300", "sess-600"} {
+		if out, errOut, code := runAcptap(t, "validate", streamPath(root, sid, "")); code != 0 {
+			t.Errorf("%s: %s%s", sid, out, errOut)
+		}
 	}
 }
