@@ -99,12 +99,14 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			err = cerr
 		} else {
 			sink = pipeline.NewStoreSink(st, logger)
+			locks := st.Locks() // one writer process per session at a time
+			sink.Locks = locks
 			outbox = attachOutbox(ctx, cfg, logger, sink)
 			p = pipeline.New(pipeline.Options{
 				WirePath: st.WirePath(conn), Connection: conn, Agent: agent, Mode: sdk.ModeRecord,
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
+				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st, Locks: locks},
 				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 			})
 			logger.Info("recording", "connection", conn, "agent", aep.RedactArgv(agent), "wire", st.WirePath(conn))

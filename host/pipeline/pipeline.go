@@ -97,6 +97,8 @@ type Pipeline struct {
 	tracker *sessionTracker
 
 	captureDone chan struct{}
+	awaitMu     sync.Mutex              // one wait per session (awaitSession)
+	awaited     map[string]wire.Session // sessions waited for: the state mapped
 	wg          sync.WaitGroup
 	stats       Stats
 	restarts    atomic.Uint64
@@ -391,7 +393,7 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 		if err != nil {
 			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
 		}
-		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
+		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines, s.Concurrent = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines, o.Concurrent
 	}
 	e := wire.Entry{Type: wire.TypeSession, At: at.At, Dir: at.Dir, Session: s}
 	seq, err := p.wire.Append(e)

@@ -43,6 +43,12 @@ type StoreSink struct {
 	// lock held and must not block.
 	Forward EventForwarder
 
+	// Locks, when set, are the session locks of this process: the sink
+	// writes a session's files only while it holds the session's lock
+	// (taking it if it is free), and Close releases them. Outputs for a
+	// session another process holds are dropped, counted and logged.
+	Locks *store.SessionLocks
+
 	// MaxOpen bounds the files the sink holds open at once (0:
 	// DefaultMaxOpen); the least recently written one is released first
 	// and reopened when its next line comes.
@@ -51,6 +57,7 @@ type StoreSink struct {
 	mu      sync.Mutex
 	writers map[streamKey]*store.StreamWriter
 	open    map[streamKey]uint64 // writers holding a descriptor → last use
+	busy    map[string]int       // outputs dropped per session another process holds
 	tick    uint64
 	diags   map[string]int
 	counts  map[string]int
@@ -138,6 +145,15 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 	if w, ok := s.writers[k]; ok {
 		s.use(k)
 		return w, nil
+	}
+	if s.Locks != nil {
+		ok, err := s.Locks.TryAcquire(k.session)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, store.ErrSessionBusy
+		}
 	}
 	s.use(k) // before opening: make room for the descriptor
 	path := s.st.AEPPath(k.session)
@@ -254,6 +270,16 @@ func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 		}
 		err = w.WriteLine(o.JSON)
 	}
+	if errors.Is(err, store.ErrSessionBusy) {
+		if s.busy == nil {
+			s.busy = map[string]int{}
+		}
+		if s.busy[o.Session]++; s.busy[o.Session] == 1 {
+			s.log.Error("outputs for a session another acptap process is writing are not written; this connection's frames of it are in its wire log",
+				"plugin", plugin, "session", o.Session)
+		}
+		return
+	}
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("plugin %s session %s: %w", plugin, o.Session, err))
 		s.log.Error("output not written", "plugin", plugin, "session", o.Session, "kind", o.Kind.String(), "error", err)
@@ -343,6 +369,15 @@ func (s *StoreSink) Close() error {
 			s.errs = append(s.errs, err)
 		}
 		delete(s.writers, k)
+	}
+	for id, n := range s.busy {
+		s.errs = append(s.errs, fmt.Errorf("session %s: %d outputs not written: %w", id, n, store.ErrSessionBusy))
+		delete(s.busy, id)
+	}
+	if s.Locks != nil {
+		if err := s.Locks.ReleaseAll(); err != nil {
+			s.errs = append(s.errs, err)
+		}
 	}
 	return errors.Join(s.errs...)
 }

@@ -146,6 +146,9 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 			dst = append(dst, `,"aepLines":`...)
 			dst = strconv.AppendInt(dst, int64(e.Session.AEPLines), 10)
 		}
+		if e.Session.Concurrent {
+			dst = append(dst, `,"concurrent":true`...)
+		}
 		return append(dst, '}', '\n'), nil
 	}
 	if e.Type == TypeGap {

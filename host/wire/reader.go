@@ -202,7 +202,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		if j.SessionID == "" && !bytes.Contains(line, []byte(`"sessionId":""`)) {
 			return Entry{}, errors.New("session entry has no sessionId")
 		}
-		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines, AEPLines: j.AEPLines}
+		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines, AEPLines: j.AEPLines, Concurrent: j.Concurrent}
 	default:
 		return Entry{}, fmt.Errorf("unknown entry type %q", j.Type)
 	}

@@ -252,3 +252,69 @@ func TestManySessionsFewDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// waitFor polls cond until it holds or the poll deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(pollDeadline)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConcurrentRecordsOneSession (issue 18, point 6): two `acptap record`
+// processes resume the same session at once (two editor windows). The
+// first writes the stream while its connection lasts; the second's outputs
+// for the session wait for it and then continue the stream, so it stays
+// valid with one header. When the second connection ends first, it writes
+// nothing of the session and says so in the log; the stream stays valid.
+func TestConcurrentRecordsOneSession(t *testing.T) {
+	for _, secondEndsFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("secondEndsFirst=%v", secondEndsFirst), func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "store")
+			stream := streamPath(root, e2eSession, "")
+			a, _ := startScripted(t, []string{"--store", root}, 0)
+			a.converse(&acpAgent{}, initLine, resumeLine(1), promptLine(2, 1))
+			waitFor(t, "the first connection's stream", func() bool { return lineCount(stream) >= 3 })
+			b, _ := startScripted(t, []string{"--store", root}, 0)
+			b.converse(&acpAgent{}, initLine, resumeLine(1), promptLine(2, 1), promptLine(3, 2))
+			time.Sleep(300 * time.Millisecond) // let the second connection try to map
+			first, second := a, b
+			if secondEndsFirst {
+				first, second = b, a
+			}
+			if code := first.wait(); code != 0 {
+				t.Fatalf("exit %d: %s", code, first.stderr.String())
+			}
+			aLines := lineCount(stream)
+			if !secondEndsFirst {
+				waitFor(t, "the second connection to take the session's lock", func() bool {
+					return strings.Contains(logText(t, root), "session lock acquired")
+				})
+			}
+			if code := second.wait(); code != 0 {
+				t.Fatalf("exit %d: %s", code, second.stderr.String())
+			}
+			out, errOut, code := runAcptap(t, "validate", stream)
+			if code != 0 {
+				t.Errorf("the stream is invalid:\n%s%s\n%s", out, errOut, readFile(t, stream))
+			}
+			if n := strings.Count(string(readFile(t, stream)), `"type":"header"`); n != 1 {
+				t.Errorf("%d headers", n)
+			}
+			total := lineCount(stream)
+			log := logText(t, root)
+			if secondEndsFirst {
+				if !strings.Contains(log, "another acptap process was writing it until this connection ended") {
+					t.Errorf("the log does not say the second connection's outputs were not written:\n%.3000s", log)
+				}
+			} else if total <= aLines {
+				t.Errorf("the second connection added nothing: %d lines after the first, %d after both", aLines, total)
+			}
+			t.Logf("%d lines after the first connection ended, %d after both", aLines, total)
+		})
+	}
+}
