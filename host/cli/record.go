@@ -111,6 +111,9 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			})
 			logger.Info("recording", "connection", conn, "agent", aep.RedactArgv(agent), "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
+			if err == nil {
+				startShipping(env, cfg, logger)
+			}
 		}
 	} else if logErr != nil {
 		err = logErr
