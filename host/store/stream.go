@@ -23,7 +23,8 @@ type Repair struct {
 }
 
 // StreamWriter appends lines to a JSONL file (an ASR stream or an AEP file).
-// Each line goes out in one write call with its LF, the commit mark. After a
+// Each line goes out in one write call with its LF, the commit mark (a line
+// over 1 MiB in two, the LF last, not to copy it). After a
 // failed write the writer refuses further lines, so a partial line can never
 // be glued to the next one. Release closes the file descriptor without
 // ending the writer; the next line reopens the file for appending, so a
@@ -37,6 +38,11 @@ type StreamWriter struct {
 	buf   []byte
 	err   error
 }
+
+// bigLine: longer lines are written without a copy (see WriteLine).
+const bigLine = 1 << 20
+
+var lf = []byte{'\n'}
 
 // errClosed is the sticky error of a closed writer.
 var errClosed = errors.New("stream writer is closed")
@@ -119,7 +125,8 @@ func cutTail(f *os.File, path string, committed, size int64) (*Repair, error) {
 	return &Repair{Path: path, Bytes: size - committed, Backup: backup}, nil
 }
 
-// WriteLine appends line and an LF in one write. The line must be non-empty
+// WriteLine appends line and an LF in one write (two for a line over 1 MiB,
+// the LF last). The line must be non-empty
 // and must not contain an LF.
 func (w *StreamWriter) WriteLine(line []byte) error {
 	if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
@@ -137,10 +144,17 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 		}
 		w.f = f
 	}
-	w.buf = append(append(w.buf[:0], line...), '\n')
-	_, err := w.f.Write(w.buf)
-	if cap(w.buf) > 1<<20 {
-		w.buf = nil
+	var err error
+	if len(line) > bigLine {
+		// Not copied to add the LF: the line, then its LF. Until the LF
+		// is written the line is an uncommitted tail, as after any
+		// interrupted write, which readers skip and openLines cuts.
+		if _, err = w.f.Write(line); err == nil {
+			_, err = w.f.Write(lf)
+		}
+	} else {
+		w.buf = append(append(w.buf[:0], line...), '\n')
+		_, err = w.f.Write(w.buf)
 	}
 	if err != nil {
 		w.err = err

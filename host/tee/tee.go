@@ -42,6 +42,9 @@ type Item struct {
 	Line []byte        // the line without its LF (a CR is kept)
 	NoLF bool          // a final line that had no LF at EOF
 	Gap  *Gap          // non-nil: lines dropped from observation (Line is then nil)
+	// Owned: Line was assembled across chunks into a buffer of its own
+	// (it aliases no chunk), so the receiver need not copy it to keep it.
+	Owned bool
 
 	// Chunk, when non-nil, is one read as forwarded (Line and Gap are then unset); the
 	// receiver must release it (Item.Release) once it no longer needs its bytes.

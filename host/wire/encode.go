@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
+	"io"
 	"fmt"
 	"maps"
 	"slices"
@@ -170,8 +172,57 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		dst = base64.StdEncoding.AppendEncode(dst, e.Line)
 		dst = append(dst, '"')
 	}
+	return appendFrameEnd(dst, e), nil
+}
+
+func appendFrameEnd(dst []byte, e *Entry) []byte {
 	if e.NoLF {
 		dst = append(dst, `,"nolf":true`...)
 	}
-	return append(dst, '}', '\n'), nil
+	return append(dst, '}', '\n')
+}
+
+// streamAbove: a frame line longer than this is encoded in segments
+// straight into the writer's buffer (writeBigFrame), not into one encoded
+// copy of the whole line first.
+const streamAbove = 1 << 20
+
+// writeBigFrame writes frame entry e as appendEntry would, but encodes the
+// line segment by segment through scratch (JSON escaping is per byte, and
+// base64 per three bytes), so a 200 MiB frame costs no 200 MiB encoded
+// copy. It returns scratch for reuse.
+func writeBigFrame(w io.Writer, scratch []byte, e *Entry) ([]byte, error) {
+	head := *e
+	head.Line = nil
+	buf, err := appendEntry(scratch[:0], &head)
+	if err != nil {
+		return scratch, err
+	}
+	// appendEntry wrote `,"line":""}` + LF for the empty line: cut it back
+	// to the start of the value.
+	cut := bytes.LastIndex(buf, []byte(`,"line":`))
+	b64 := !utf8.Valid(e.Line) || escapesLonger(e.Line)
+	buf = buf[:cut]
+	if b64 {
+		buf = append(buf, `,"b64":"`...)
+	} else {
+		buf = append(buf, `,"line":"`...)
+	}
+	const seg = 192 << 10 // a multiple of 3
+	for off := 0; off < len(e.Line); off += seg {
+		part := e.Line[off:min(off+seg, len(e.Line))]
+		if b64 {
+			buf = base64.StdEncoding.AppendEncode(buf, part)
+		} else {
+			q := appendString(buf, part) // "…" around the escaped part
+			buf = append(q[:len(buf)], q[len(buf)+1:len(q)-1]...)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return buf[:0], err
+		}
+		buf = buf[:0]
+	}
+	buf = appendFrameEnd(append(buf, '"'), e)
+	_, err = w.Write(buf)
+	return buf[:0], err
 }

@@ -105,11 +105,17 @@ func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 	if e.Type == TypeFrame && e.Dir == sdk.C2A {
 		e.Line, _ = Scrub(e.Line)
 	}
-	buf, err := appendEntry(w.buf[:0], &e)
-	if err != nil {
-		return e, fmt.Errorf("append: %w", err)
+	var buf []byte
+	var err error
+	if e.Type == TypeFrame && len(e.Line) > streamAbove {
+		buf, err = writeBigFrame(w.bw, w.buf, &e)
+	} else {
+		buf, err = appendEntry(w.buf[:0], &e)
+		if err != nil {
+			return e, fmt.Errorf("append: %w", err)
+		}
+		_, err = w.bw.Write(buf)
 	}
-	_, err = w.bw.Write(buf)
 	if cap(buf) > maxKeptBuffer {
 		buf = nil
 	}
