@@ -130,4 +130,3 @@ func BenchmarkBigFrame(b *testing.B) {
 	}
 	b.ReportMetric(float64(mib), "frame-MiB")
 }
-

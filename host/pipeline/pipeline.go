@@ -97,7 +97,7 @@ type Pipeline struct {
 	tracker *sessionTracker
 
 	captureDone chan struct{}
-	owned       map[uint64]bool // seqs of batch lines that alias no chunk (tee.Item.Owned)
+	owned       map[uint64]bool         // seqs of batch lines that alias no chunk (tee.Item.Owned)
 	awaitMu     sync.Mutex              // one wait per session (awaitSession)
 	awaited     map[string]wire.Session // sessions waited for: the state mapped
 	wg          sync.WaitGroup

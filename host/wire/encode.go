@@ -3,8 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/base64"
-	"io"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
