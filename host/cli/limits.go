@@ -3,6 +3,9 @@ package cli
 import (
 	"flag"
 	"os"
+	"runtime/debug"
+
+	"github.com/acptap/acptap/host/tee"
 )
 
 // registerMaxLine adds --max-line, the bound on one input line of the
@@ -18,4 +21,20 @@ func registerMaxLine(fs *flag.FlagSet) *int {
 func regularFile(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode().IsRegular()
+}
+
+// MemoryCeiling is the soft memory limit acptap sets for itself and its
+// built-in plugins (the same binary) unless GOMEMLIMIT is set: four times
+// the longest line the recorder captures (tee.DefaultMaxLine). Ordinary
+// traffic never comes near it; a frame of hundreds of MiB, which the host
+// holds a few times over (the line, one encoded copy per plugin, the
+// records that come back), makes the garbage collector work harder instead
+// of letting the heap double (docs/benchmarks.md, "Memory per frame").
+const MemoryCeiling = 4 * tee.DefaultMaxLine
+
+// SetMemoryCeiling applies MemoryCeiling when GOMEMLIMIT is not set.
+func SetMemoryCeiling() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryCeiling)
+	}
 }
