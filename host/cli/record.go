@@ -7,6 +7,7 @@ import (
 
 	"github.com/acptap/acptap/host/aeprelay"
 	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/otlp"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
@@ -92,6 +93,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	var p *pipeline.Pipeline
 	var sink *pipeline.StoreSink
 	var outbox *aeprelay.Outbox
+	var exporter *otlp.Exporter
 	if err == nil && logErr == nil {
 		conn := newConnectionID(started)
 		cat, cerr := catalog(env, cfg)
@@ -102,12 +104,14 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			locks := st.Locks() // one writer process per session at a time
 			sink.Locks = locks
 			outbox = attachOutbox(ctx, cfg, logger, sink)
+			exporter = attachOTLP(ctx, cfg, logger, st, sink)
 			p = pipeline.New(pipeline.Options{
 				WirePath: st.WirePath(conn), Connection: conn, Agent: agent, Mode: sdk.ModeRecord,
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st, Locks: locks},
 				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+				Routing: routing(cfg, cat, logger, agent),
 			})
 			logger.Info("recording", "connection", conn, "agent", aep.RedactArgv(agent), "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
@@ -137,6 +141,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		stats, werr := p.Wait()
 		serr := sink.Close()
 		stopOutbox(outbox, cfg, logger)
+		stopOTLP(exporter, cfg, logger)
 		logger.Info("recording finished", "exit_code", res.code, "frames", stats.Frames, "gap_frames", stats.GapFrames,
 			"revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
 			"diagnostics", sink.Diagnostics(), "streams", sink.Streams())

@@ -11,6 +11,10 @@
 //   - {"fault":"stdin"}: no fault; its record says what the plugin's
 //     standard input is ("stdin": the target of /proc/self/fd/0), so a test
 //     can prove the editor's stdin never reaches a plugin.
+//
+// Besides alpha.9 it claims the ACP v2 draft 2.0.0-alpha.13, which the
+// default revisions table does not name: dropped into plugin_path, it is
+// attached to such a connection by its claim alone.
 package main
 
 import (
@@ -30,7 +34,7 @@ type config struct {
 type mapper struct{}
 
 func (mapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9"},
+	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
 		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
 }
 
