@@ -9,5 +9,6 @@ import (
 )
 
 func main() {
+	cli.SetMemoryCeiling()
 	os.Exit(cli.Main(os.Args[1:]))
 }

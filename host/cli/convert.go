@@ -37,6 +37,7 @@ func runConvert(env *Env, args []string) int {
 			"not map it completely; 2 on bad usage.")
 	c.register(fs)
 	fs.StringVar(&from, "from", "", "what the LOGs are: "+strings.Join(convert.Froms, ", ")+" (required)")
+	maxLine := registerMaxLine(fs)
 	fs.BoolVar(&force, "force", false, "convert a LOG again although its wire log exists; the files it rewrites are kept as <file>.prev-<unix-nanoseconds>")
 	inputs, code, ok := parseInterspersed(fs, args)
 	if !ok {
@@ -90,7 +91,7 @@ func runConvert(env *Env, args []string) int {
 		<-ctx.Done()
 		stop() // a second interrupt kills
 	}()
-	opts := convert.Options{Store: st, From: from, Force: force, Stdin: env.Stdin,
+	opts := convert.Options{Store: st, From: from, Force: force, Stdin: env.Stdin, MaxLine: *maxLine,
 		Pipeline: pipeline.Options{
 			Revisions: revs, SchemaRevision: cfg.SchemaRevision, DefaultRevision: from,
 			Configs: cat.Configs, Launch: launcher(cat, logger), Logger: logger,

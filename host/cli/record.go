@@ -13,6 +13,7 @@ import (
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 func runRecord(env *Env, args []string) int {
@@ -115,17 +116,19 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 			err = cerr
 		} else {
 			sink = pipeline.NewStoreSink(st, logger)
+			locks := st.Locks() // one writer process per session at a time
+			sink.Locks = locks
 			outbox = attachOutbox(ctx, cfg, logger, sink)
 			exporter = attachOTLP(ctx, cfg, logger, st, sink)
 			p = pipeline.New(pipeline.Options{
 				WirePath: st.WirePath(conn), Connection: conn, Agent: agent, Mode: sdk.ModeRecord,
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 				DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
+				Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st, Locks: locks},
 				BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 				Routing: routing(cfg, cat, logger, agent),
 			})
-			logger.Info("recording", "connection", conn, "agent", agent, "wire", st.WirePath(conn))
+			logger.Info("recording", "connection", conn, "agent", aep.RedactArgv(agent), "wire", st.WirePath(conn))
 			err = p.Start(ctx, queue)
 			if err == nil {
 				startShipping(env, cfg, logger)

@@ -35,6 +35,7 @@ func runShow(env *Env, args []string) int {
 	registerStoreFlags(fs, &c)
 	noColor := fs.Bool("no-color", false, "never colour the output")
 	color := fs.Bool("color", false, "colour the output even when stdout is not a terminal")
+	maxLine := registerMaxLine(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -55,17 +56,18 @@ func runShow(env *Env, args []string) int {
 	// Declarations can come anywhere: read a file once for them, so the
 	// losses are complete at the top.
 	var decls map[string]string
-	if f, ok := r.(*os.File); ok {
-		decls = declaredLosses(f)
+	if f, ok := r.(*os.File); ok && regularFile(f) {
+		decls = declaredLosses(f, *maxLine)
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap show: %s\n", oneLine(err))
 			return ExitFailure
 		}
 	}
-	out := bufio.NewWriter(env.Stdout)
-	sh := &shower{w: out, p: painter{on: on}, decls: decls}
+	safe, token := newTermSafe(env.Stdout, on)
+	out := bufio.NewWriter(safe)
+	sh := &shower{w: out, p: painter{on: on, token: token}, decls: decls, maxLine: *maxLine}
 	bad, err := sh.stream(r)
-	if ferr := out.Flush(); err == nil {
+	if ferr := errors.Join(out.Flush(), safe.Flush()); err == nil {
 		err = ferr
 	}
 	if err != nil {
@@ -91,9 +93,10 @@ func isTerminal(w io.Writer) bool {
 
 // declaredLosses reads the loss categories declarations add, each with the
 // id of the declaration that added it first.
-func declaredLosses(r io.Reader) map[string]string {
+func declaredLosses(r io.Reader, maxLine int) map[string]string {
 	out := map[string]string{}
 	rd := asr.NewReader(r)
+	rd.MaxLine = maxLine
 	for {
 		line, err := rd.Next()
 		if err != nil {
@@ -114,8 +117,12 @@ func declaredLosses(r io.Reader) map[string]string {
 	}
 }
 
-// painter colours text with ANSI SGR codes when on.
-type painter struct{ on bool }
+// painter colours text with ANSI SGR codes when on, written as token +
+// code + "m" for the termSafe writer to turn into ESC "[" code "m".
+type painter struct {
+	on    bool
+	token string
+}
 
 const (
 	sgrBold    = "1"
@@ -132,7 +139,7 @@ func (p painter) c(code, s string) string {
 	if !p.on || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return p.token + code + "m" + s + p.token + "0m"
 }
 
 // shower writes the transcript.
@@ -140,12 +147,15 @@ type shower struct {
 	w     *bufio.Writer
 	p     painter
 	decls map[string]string // category → id of the declaration that added it
+	// maxLine bounds a line read (0: asr.DefaultMaxLine).
+	maxLine int
 }
 
 // stream writes the header block and one entry per record; it returns how
 // many lines could not be shown.
 func (s *shower) stream(r io.Reader) (int, error) {
 	rd := asr.NewReader(r)
+	rd.MaxLine = s.maxLine
 	bad := 0
 	for {
 		line, err := rd.Next()

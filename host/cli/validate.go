@@ -27,6 +27,7 @@ func runValidate(env *Env, args []string) int {
 			"Exits 1 if any stream is invalid or cannot be read.")
 	registerStoreFlags(fs, &c)
 	asJSON := fs.Bool("json", false, "print one JSON document: per file its summary and problems")
+	maxLine := registerMaxLine(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -56,7 +57,7 @@ func runValidate(env *Env, args []string) int {
 			continue
 		}
 		rep := fileReport{File: name, Problems: []asr.Problem{}}
-		sum, err := asr.Validate(r, func(p asr.Problem) {
+		sum, err := asr.ValidateLimit(r, *maxLine, func(p asr.Problem) {
 			if *asJSON {
 				if len(rep.Problems) < maxJSONProblems {
 					rep.Problems = append(rep.Problems, p)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
 	"github.com/hashicorp/go-hclog"
 )
@@ -43,9 +44,12 @@ func NewLogger(c *Config, name string) (hclog.Logger, io.Closer, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("new logger: %w", err)
 	}
-	opts.Output = f
+	// Repeats of one message beyond a burst are counted, not written
+	// (issue 18: 1M bad lines made a 774 MB log).
+	tw := logthrottle.New(f)
+	opts.Output = tw
 	opts.JSONFormat = true
-	return hclog.New(opts), f, nil
+	return hclog.New(opts), tw, nil
 }
 
 type nopCloser struct{}

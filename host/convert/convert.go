@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -51,8 +52,14 @@ type Options struct {
 	// Mode, ForceRevision, Sink, Sessions and Source.
 	Pipeline pipeline.Options
 	// MaxLine bounds an input line (0: DefaultMaxLine); longer lines are
-	// skipped.
+	// skipped. While a plain (not gzip) stream is spooled, a line longer
+	// than it stops the conversion: an endless input without LF
+	// (/dev/zero) is not spooled to the end of the disk.
 	MaxLine int
+	// MaxSpool bounds the bytes spooled from standard input or a pipe
+	// (0: DefaultMaxSpool); a longer input is an error. Files are not
+	// spooled.
+	MaxSpool int64
 	// SkipExamples is how many skipped lines the Result names (0:
 	// DefaultSkipExamples).
 	SkipExamples int
@@ -199,7 +206,12 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return fmt.Errorf("%w: %s: %w", ErrNotReadable, input, err)
 	}
 
-	path, sum, size, cleanup, err := prepare(input, opts)
+	path, sum, size, cleanup, err := prepare(ctx, input, opts)
+	if errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil) {
+		cleanup()
+		res.Interrupted = true // while spooling: nothing was written
+		return res, nil
+	}
 	if err != nil {
 		return res, notReadable(err)
 	}
@@ -324,10 +336,14 @@ func sourcePath(input string) string {
 	return input
 }
 
+// DefaultMaxSpool bounds what Convert spools of a stream (Options.MaxSpool).
+const DefaultMaxSpool = 4 << 30
+
 // prepare returns a regular file holding the input (standard input and
 // other streams are spooled to a temporary file in the store first), its
-// SHA-256 and size, and a cleanup.
-func prepare(input string, opts Options) (path string, sum []byte, size int64, cleanup func(), err error) {
+// SHA-256 and size, and a cleanup. Spooling stops when ctx ends (the error
+// wraps context.Canceled).
+func prepare(ctx context.Context, input string, opts Options) (path string, sum []byte, size int64, cleanup func(), err error) {
 	cleanup = func() {}
 	var src io.Reader
 	if input == "-" {
@@ -364,7 +380,7 @@ func prepare(input string, opts Options) (path string, sum []byte, size int64, c
 	}
 	cleanup = func() { os.Remove(tmp.Name()) }
 	h := sha256.New()
-	size, err = io.Copy(io.MultiWriter(tmp, h), src)
+	size, err = spool(ctx, io.MultiWriter(tmp, h), src, opts)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -373,6 +389,65 @@ func prepare(input string, opts Options) (path string, sum []byte, size int64, c
 		return "", nil, 0, func() {}, fmt.Errorf("spool: %w", err)
 	}
 	return tmp.Name(), h.Sum(nil), size, cleanup, nil
+}
+
+// spool copies src to dst, stopping with an error when ctx ends, when
+// more than opts.MaxSpool bytes came, or when a plain (not gzip) input has
+// a line longer than opts.MaxLine.
+func spool(ctx context.Context, dst io.Writer, src io.Reader, opts Options) (int64, error) {
+	maxSpool := opts.MaxSpool
+	if maxSpool <= 0 {
+		maxSpool = DefaultMaxSpool
+	}
+	if f, ok := src.(*os.File); ok {
+		// A pipe that sends nothing would hold Read past a signal.
+		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+		defer stop()
+	}
+	buf := make([]byte, 256<<10)
+	var n, lineStart int64
+	line := 1
+	gz := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, fmt.Errorf("spool: interrupted after %d bytes: %w", n, context.Canceled)
+		}
+		k, rerr := src.Read(buf)
+		chunk := buf[:k]
+		if n == 0 && k >= 2 && chunk[0] == 0x1f && chunk[1] == 0x8b {
+			gz = true // lines are bounded when the decompressed input is read
+		}
+		if !gz {
+			for off := 0; ; {
+				i := bytes.IndexByte(chunk[off:], '\n')
+				if i < 0 {
+					break
+				}
+				line++
+				off += i + 1
+				lineStart = n + int64(off)
+			}
+			if n+int64(k)-lineStart > int64(opts.MaxLine) {
+				return n, fmt.Errorf("line %d: longer than %d bytes (the line bound); not converted", line, opts.MaxLine)
+			}
+		}
+		if n+int64(k) > maxSpool {
+			return n, fmt.Errorf("spool: the input is longer than %d bytes, the bound for standard input and pipes; convert it from a file", maxSpool)
+		}
+		if _, err := dst.Write(chunk); err != nil {
+			return n, err
+		}
+		n += int64(k)
+		if errors.Is(rerr, io.EOF) {
+			return n, nil
+		}
+		if errors.Is(rerr, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+			return n, fmt.Errorf("spool: interrupted after %d bytes: %w", n, context.Canceled)
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
 }
 
 func hashFile(path string) ([]byte, int64, error) {

@@ -147,7 +147,7 @@ func TestCaptureSplitsChunks(t *testing.T) {
 func TestDispatchOwnsLines(t *testing.T) {
 	chunk := []byte("abc\ndef\n")
 	batch := []wire.Entry{{Type: wire.TypeFrame, Line: chunk[:3]}, {Type: wire.TypeGap}, {Type: wire.TypeFrame, Line: chunk[4:7]}}
-	ownLines(batch)
+	ownLines(batch, nil)
 	copy(chunk, "XXXXXXXX")
 	if string(batch[0].Line) != "abc" || batch[1].Line != nil || string(batch[2].Line) != "def" {
 		t.Errorf("lines %q %q %q", batch[0].Line, batch[1].Line, batch[2].Line)

@@ -147,6 +147,9 @@ type Pipeline struct {
 	injected   map[uint64][]wire.Session
 
 	captureDone chan struct{}
+	owned       map[uint64]bool         // seqs of batch lines that alias no chunk (tee.Item.Owned)
+	awaitMu     sync.Mutex              // one wait per session (awaitSession)
+	awaited     map[string]wire.Session // sessions waited for: the state mapped
 	wg          sync.WaitGroup
 	stats       Stats
 	restarts    atomic.Uint64
@@ -250,7 +253,7 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 	if !live {
 		return
 	}
-	ownLines(batch)
+	ownLines(batch, p.owned)
 	for _, f := range p.feeders {
 		if f.behind.Load() {
 			continue
@@ -263,15 +266,19 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 	}
 }
 
-// ownLines gives the batch's lines one new buffer of their own.
-func ownLines(batch []wire.Entry) {
+// ownLines gives the batch's lines one new buffer of their own, but for
+// the lines the splitter assembled (owned), which are theirs already: a
+// 200 MiB line is not copied once more.
+func ownLines(batch []wire.Entry, owned map[uint64]bool) {
 	n := 0
 	for i := range batch {
-		n += len(batch[i].Line)
+		if !owned[batch[i].Seq] {
+			n += len(batch[i].Line)
+		}
 	}
 	buf := make([]byte, 0, n)
 	for i := range batch {
-		if l := batch[i].Line; l != nil {
+		if l := batch[i].Line; l != nil && !owned[batch[i].Seq] {
 			s := len(buf)
 			buf = append(buf, l...)
 			batch[i].Line = buf[s:len(buf):len(buf)]
@@ -411,6 +418,7 @@ func (p *Pipeline) flushBatch(batch []wire.Entry) {
 		p.log.Error("flush wire log", "error", err)
 	}
 	p.dispatch(batch)
+	clear(p.owned)
 	p.mu.Unlock()
 }
 
@@ -438,6 +446,12 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 		return batch
 	}
 	p.wireSeq = e.Seq
+	if it.Owned && len(e.Line) > 0 && &e.Line[0] == &it.Line[0] { // not replaced by the scrubber
+		if p.owned == nil {
+			p.owned = map[uint64]bool{}
+		}
+		p.owned[e.Seq] = true
+	}
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
 		p.detAt = e.At
 		p.attach(ctx)
@@ -455,7 +469,7 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 		if err != nil {
 			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
 		}
-		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
+		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines, s.Concurrent = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines, o.Concurrent
 	}
 	e := wire.Entry{Type: wire.TypeSession, At: at.At, Dir: at.Dir, Session: s}
 	seq, err := p.wire.Append(e)

@@ -25,8 +25,14 @@ type SessionStore interface {
 	Prior(id, plugin string, n int) ([][]byte, error)
 }
 
-// StoreSessions is the SessionStore over a store.
-type StoreSessions struct{ St *store.Store }
+// StoreSessions is the SessionStore over a store. With Locks, a
+// connection writes a session only while it holds the session's lock (see
+// store.SessionLocks): Observe takes it when it is free, and marks the
+// session Concurrent when another process holds it.
+type StoreSessions struct {
+	St    *store.Store
+	Locks *store.SessionLocks
+}
 
 // Observe implements SessionStore.
 func (s StoreSessions) Observe(id string) (wire.Session, error) {
@@ -34,16 +40,61 @@ func (s StoreSessions) Observe(id string) (wire.Session, error) {
 	if err != nil {
 		return wire.Session{ID: id}, err
 	}
+	busy := false
+	if s.Locks != nil {
+		ok, lerr := s.Locks.TryAcquire(id)
+		busy = !ok && lerr == nil
+		if lerr != nil {
+			err = lerr
+		}
+	}
+	o, serr := s.State(id)
+	o.Connections, o.Concurrent = n, busy
+	return o, errors.Join(err, serr)
+}
+
+// State is what the store holds of the session now (Connections left 0),
+// without counting a connection: a connection that waited for another's
+// lock reads it again once it holds the lock.
+func (s StoreSessions) State(id string) (wire.Session, error) {
 	lines, err := s.St.ExistingRecords(id)
 	if err != nil {
-		return wire.Session{ID: id, Connections: n}, err
+		return wire.Session{ID: id}, err
 	}
 	plugins, err := s.St.PluginStreams(id)
 	if err != nil {
-		return wire.Session{ID: id, Connections: n, PriorLines: len(lines)}, err
+		return wire.Session{ID: id, PriorLines: len(lines)}, err
 	}
 	events, err := s.St.ExistingAEPEvents(id)
-	return wire.Session{ID: id, Connections: n, PriorLines: len(lines), PluginLines: plugins, AEPLines: events}, err
+	return wire.Session{ID: id, PriorLines: len(lines), PluginLines: plugins, AEPLines: events}, err
+}
+
+// AcquireSession waits for the session's lock until stop is closed.
+func (s StoreSessions) AcquireSession(id string, stop <-chan struct{}) (bool, error) {
+	if s.Locks == nil {
+		return true, nil
+	}
+	return s.Locks.Acquire(id, stop)
+}
+
+// Locking reports whether the sessions are locked (Locks is set).
+func (s StoreSessions) Locking() bool { return s.Locks != nil }
+
+// ForgoSession gives up writing the session in this process: its lock is
+// not taken from now on, so nothing mapped from stale counts is written.
+func (s StoreSessions) ForgoSession(id string) {
+	if s.Locks != nil {
+		s.Locks.Forgo(id)
+	}
+}
+
+// sessionLocker is a SessionStore whose sessions are locked per process.
+type sessionLocker interface {
+	// Locking reports whether sessions are locked at all (not in a rebuild).
+	Locking() bool
+	AcquireSession(id string, stop <-chan struct{}) (bool, error)
+	ForgoSession(id string)
+	State(id string) (wire.Session, error)
 }
 
 // Prior implements SessionStore.
@@ -154,6 +205,9 @@ func quickID(line []byte) (string, bool) {
 // stream beside it (PluginLines); a plugin that writes no ASR (aep) gets
 // the primary stream, for what it says of the session (ended or not).
 func (p *Pipeline) sessionInfo(s wire.Session, f *feeder) sdk.SessionInfo {
+	if s.Concurrent {
+		s = p.awaitSession(s)
+	}
 	info := sdk.SessionInfo{ID: s.ID, Connections: s.Connections}
 	plugin, n := "", s.PriorLines
 	if f != nil && !f.primary && f.writesASR() {
@@ -171,6 +225,47 @@ func (p *Pipeline) sessionInfo(s wire.Session, f *feeder) sdk.SessionInfo {
 		info.Prior = prior
 	}
 	return info
+}
+
+// awaitSession waits, in a feeder, for the lock of a session another
+// process was writing when this connection observed it, then returns what
+// the store holds of it now, which is what the plugin continues. Capture
+// goes on meanwhile (the feeder catches up from the wire log). If the
+// connection ends first, the session is left to the other process: the
+// sink writes nothing of it (it does not hold the lock), and the log says
+// how to map it later. Feeders share one wait per session.
+func (p *Pipeline) awaitSession(s wire.Session) wire.Session {
+	l, ok := p.opts.Sessions.(sessionLocker)
+	if !ok || !l.Locking() {
+		return s // a rebuild maps the counts the connection observed
+	}
+	p.awaitMu.Lock()
+	defer p.awaitMu.Unlock()
+	if fresh, done := p.awaited[s.ID]; done {
+		return fresh
+	}
+	if p.awaited == nil {
+		p.awaited = map[string]wire.Session{}
+	}
+	p.log.Warn("another acptap process is writing this session; its outputs from this connection wait for it to finish",
+		"session", s.ID)
+	held, err := l.AcquireSession(s.ID, p.captureDone)
+	if err != nil || !held {
+		l.ForgoSession(s.ID)
+		p.log.Error("session not written: another acptap process was writing it until this connection ended; "+
+			"its frames are in this connection's wire log (acptap rebuild maps them)", "session", s.ID, "wire", p.wirePath, "error", err)
+		p.awaited[s.ID] = s
+		return s
+	}
+	fresh, err := l.State(s.ID)
+	if err != nil {
+		p.log.Error("session state unavailable after waiting; mapping it as observed", "session", s.ID, "error", err)
+		fresh = s
+	}
+	fresh.Connections, fresh.Concurrent = s.Connections, true
+	p.log.Info("session lock acquired; mapping continues the stream as the other process left it", "session", s.ID, "priorLines", fresh.PriorLines)
+	p.awaited[s.ID] = fresh
+	return fresh
 }
 
 // NamedSessions returns the sessions a wire log's connection names, in the

@@ -43,8 +43,22 @@ type StoreSink struct {
 	// lock held and must not block.
 	Forward EventForwarder
 
+	// Locks, when set, are the session locks of this process: the sink
+	// writes a session's files only while it holds the session's lock
+	// (taking it if it is free), and Close releases them. Outputs for a
+	// session another process holds are dropped, counted and logged.
+	Locks *store.SessionLocks
+
+	// MaxOpen bounds the files the sink holds open at once (0:
+	// DefaultMaxOpen); the least recently written one is released first
+	// and reopened when its next line comes.
+	MaxOpen int
+
 	mu      sync.Mutex
 	writers map[streamKey]*store.StreamWriter
+	open    map[streamKey]uint64 // writers holding a descriptor → last use
+	busy    map[string]int       // outputs dropped per session another process holds
+	tick    uint64
 	diags   map[string]int
 	counts  map[string]int
 	errs    []error
@@ -93,10 +107,55 @@ func NewStoreSink(st *store.Store, log hclog.Logger) *StoreSink {
 		diags: map[string]int{}, counts: map[string]int{}}
 }
 
+// DefaultMaxOpen is StoreSink.MaxOpen's default: with a stream and an AEP
+// file per session, 600 sessions on one connection would otherwise need
+// 1200 descriptors (ulimit -n is often 1024, or 256 on macOS).
+const DefaultMaxOpen = 64
+
+// use marks k's writer as about to write, releasing the least recently
+// used open writers beyond MaxOpen. Called with s.mu held.
+func (s *StoreSink) use(k streamKey) {
+	if s.open == nil {
+		s.open = map[streamKey]uint64{}
+	}
+	s.tick++
+	s.open[k] = s.tick
+	max := s.MaxOpen
+	if max <= 0 {
+		max = DefaultMaxOpen
+	}
+	for len(s.open) > max {
+		var oldest streamKey
+		first := true
+		for ok, t := range s.open {
+			if ok != k && (first || t < s.open[oldest]) {
+				oldest, first = ok, false
+			}
+		}
+		if w := s.writers[oldest]; w != nil {
+			if err := w.Release(); err != nil {
+				s.errs = append(s.errs, err)
+			}
+		}
+		delete(s.open, oldest)
+	}
+}
+
 func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
 	if w, ok := s.writers[k]; ok {
+		s.use(k)
 		return w, nil
 	}
+	if s.Locks != nil {
+		ok, err := s.Locks.TryAcquire(k.session)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, store.ErrSessionBusy
+		}
+	}
+	s.use(k) // before opening: make room for the descriptor
 	path := s.st.AEPPath(k.session)
 	if !k.aep {
 		path = s.st.StreamPath(k.session)
@@ -145,6 +204,7 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 		w, rep, err = s.st.OpenPluginStream(k.session, k.plugin)
 	}
 	if err != nil {
+		delete(s.open, k)
 		return nil, err
 	}
 	if rep != nil {
@@ -210,6 +270,16 @@ func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 		}
 		err = w.WriteLine(o.JSON)
 	}
+	if errors.Is(err, store.ErrSessionBusy) {
+		if s.busy == nil {
+			s.busy = map[string]int{}
+		}
+		if s.busy[o.Session]++; s.busy[o.Session] == 1 {
+			s.log.Error("outputs for a session another acptap process is writing are not written; this connection's frames of it are in its wire log",
+				"plugin", plugin, "session", o.Session)
+		}
+		return
+	}
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("plugin %s session %s: %w", plugin, o.Session, err))
 		s.log.Error("output not written", "plugin", plugin, "session", o.Session, "kind", o.Kind.String(), "error", err)
@@ -231,6 +301,7 @@ func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason stri
 		if k.plugin != plugin || k.aep || w.Lines() == 0 {
 			continue
 		}
+		s.use(k)
 		seq := w.Lines() // the header is seq 0, so the next record's seq is the line count
 		rec, _ := json.Marshal(map[string]any{
 			"type": "declaration", "seq": seq, "id": fmt.Sprintf("r%d", seq),
@@ -301,5 +372,14 @@ func (s *StoreSink) Close() error {
 		delete(s.writers, k)
 	}
 	s.moved = PruneBackups(s.moved)
+	for id, n := range s.busy {
+		s.errs = append(s.errs, fmt.Errorf("session %s: %d outputs not written: %w", id, n, store.ErrSessionBusy))
+		delete(s.busy, id)
+	}
+	if s.Locks != nil {
+		if err := s.Locks.ReleaseAll(); err != nil {
+			s.errs = append(s.errs, err)
+		}
+	}
 	return errors.Join(s.errs...)
 }

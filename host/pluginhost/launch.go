@@ -25,11 +25,13 @@ type Instance struct {
 // logs (hclog JSON on the plugin's stderr) are relayed into logger under the
 // plugin's name. The process is killed when the host process dies.
 func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
-	sum, err := spec.Verify()
+	bin, err := openBinary(spec)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(spec.Path)
+	defer bin.close() // after Dispense: the process has exec'd by then
+	sum := bin.sum
+	cmd := exec.Command(bin.path)
 	cmd.Env = os.Environ()
 	if spec.Builtin {
 		cmd.Env = append(cmd.Env, PluginModeEnv+"="+spec.Name)

@@ -23,9 +23,13 @@ type Repair struct {
 }
 
 // StreamWriter appends lines to a JSONL file (an ASR stream or an AEP file).
-// Each line goes out in one write call with its LF, the commit mark. After a
+// Each line goes out in one write call with its LF, the commit mark (a line
+// over 1 MiB in two, the LF last, not to copy it). After a
 // failed write the writer refuses further lines, so a partial line can never
-// be glued to the next one. Methods are safe for concurrent use.
+// be glued to the next one. Release closes the file descriptor without
+// ending the writer; the next line reopens the file for appending, so a
+// connection with many sessions keeps a bounded set of files open. Methods
+// are safe for concurrent use.
 type StreamWriter struct {
 	mu    sync.Mutex
 	f     *os.File
@@ -34,6 +38,11 @@ type StreamWriter struct {
 	buf   []byte
 	err   error
 }
+
+// bigLine: longer lines are written without a copy (see WriteLine).
+const bigLine = 1 << 20
+
+var lf = []byte{'\n'}
 
 // errClosed is the sticky error of a closed writer.
 var errClosed = errors.New("stream writer is closed")
@@ -116,7 +125,8 @@ func cutTail(f *os.File, path string, committed, size int64) (*Repair, error) {
 	return &Repair{Path: path, Bytes: size - committed, Backup: backup}, nil
 }
 
-// WriteLine appends line and an LF in one write. The line must be non-empty
+// WriteLine appends line and an LF in one write (two for a line over 1 MiB,
+// the LF last). The line must be non-empty
 // and must not contain an LF.
 func (w *StreamWriter) WriteLine(line []byte) error {
 	if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
@@ -127,10 +137,24 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 	if w.err != nil {
 		return fmt.Errorf("write %s: %w", w.path, w.err)
 	}
-	w.buf = append(append(w.buf[:0], line...), '\n')
-	_, err := w.f.Write(w.buf)
-	if cap(w.buf) > 1<<20 {
-		w.buf = nil
+	if w.f == nil {
+		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, FileMode)
+		if err != nil {
+			return fmt.Errorf("write %s: reopen: %w", w.path, err) // not sticky: nothing was written
+		}
+		w.f = f
+	}
+	var err error
+	if len(line) > bigLine {
+		// Not copied to add the LF: the line, then its LF. Until the LF
+		// is written the line is an uncommitted tail, as after any
+		// interrupted write, which readers skip and openLines cuts.
+		if _, err = w.f.Write(line); err == nil {
+			_, err = w.f.Write(lf)
+		}
+	} else {
+		w.buf = append(append(w.buf[:0], line...), '\n')
+		_, err = w.f.Write(w.buf)
 	}
 	if err != nil {
 		w.err = err
@@ -157,7 +181,41 @@ func (w *StreamWriter) Sync() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.f == nil {
+		return syncPath(w.path)
+	}
 	return w.f.Sync()
+}
+
+// Release closes the file descriptor; the next WriteLine reopens it.
+func (w *StreamWriter) Release() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil || errors.Is(w.err, errClosed) {
+		return nil
+	}
+	f := w.f
+	w.f = nil
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("release %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Open reports whether the writer holds a file descriptor.
+func (w *StreamWriter) Open() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f != nil
+}
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // Close closes the file; calling it again is a no-op.
@@ -168,6 +226,9 @@ func (w *StreamWriter) Close() error {
 		return nil
 	}
 	w.err = errClosed
+	if w.f == nil {
+		return nil
+	}
 	if err := w.f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", w.path, err)
 	}

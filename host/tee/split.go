@@ -164,7 +164,7 @@ func (s *Splitter) endLine(st *lineState, it Item, noLF bool, emit func(Item)) {
 		}
 	}
 	st.reset()
-	emit(Item{Dir: it.Dir, At: it.At, Line: line, NoLF: noLF})
+	emit(Item{Dir: it.Dir, At: it.At, Line: line, NoLF: noLF, Owned: true})
 }
 
 // reset forgets the line in progress, letting go of the chunks it held.

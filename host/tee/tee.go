@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // ExitCannotStart is Run's exit code when the agent cannot be started (as a shell does).
@@ -41,6 +42,9 @@ type Item struct {
 	Line []byte        // the line without its LF (a CR is kept)
 	NoLF bool          // a final line that had no LF at EOF
 	Gap  *Gap          // non-nil: lines dropped from observation (Line is then nil)
+	// Owned: Line was assembled across chunks into a buffer of its own
+	// (it aliases no chunk), so the receiver need not copy it to keep it.
+	Owned bool
 
 	// Chunk, when non-nil, is one read as forwarded (Line and Gap are then unset); the
 	// receiver must release it (Item.Release) once it no longer needs its bytes.
@@ -93,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		return ExitCannotStart, err
 	}
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
-	log.Debug("agent started", "pid", cmd.Process.Pid, "command", cfg.Agent)
+	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
 	bound := &byteBound{limit: int64(cfg.QueueBytes)}
 	c2a := newCapture(sdk.C2A, cfg.Queue, bound)

@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -77,6 +79,25 @@ func appendString(dst, s []byte) []byte {
 	return dst
 }
 
+// minB64Line is the shortest valid UTF-8 line escapesLonger may send to
+// base64: shorter lines stay readable whatever they hold.
+const minB64Line = 64 << 10
+
+// escapesLonger reports whether a long line would grow more as a JSON
+// string than as base64 (4/3): a line of control characters escapes to
+// six times its size, which would make a 256 MiB frame a 1.5 GiB wire-log
+// line to write, hold and read back.
+func escapesLonger(s []byte) bool {
+	if len(s) < minB64Line {
+		return false
+	}
+	n := len(s)
+	for _, c := range s {
+		n += int(extra[c])
+	}
+	return n > base64.StdEncoding.EncodedLen(len(s))
+}
+
 // appendTime appends t in UTC as RFC 3339 with every nanosecond kept.
 func appendTime(dst []byte, t time.Time) []byte {
 	return t.UTC().AppendFormat(dst, time.RFC3339Nano)
@@ -127,6 +148,9 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 			dst = append(dst, `,"aepLines":`...)
 			dst = strconv.AppendInt(dst, int64(e.Session.AEPLines), 10)
 		}
+		if e.Session.Concurrent {
+			dst = append(dst, `,"concurrent":true`...)
+		}
 		return append(dst, '}', '\n'), nil
 	}
 	if e.Type == TypeGap {
@@ -140,7 +164,7 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		}
 		return append(dst, '}', '\n'), nil
 	}
-	if utf8.Valid(e.Line) {
+	if utf8.Valid(e.Line) && !escapesLonger(e.Line) {
 		dst = append(dst, `,"line":`...)
 		dst = appendString(dst, e.Line)
 	} else {
@@ -148,8 +172,57 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		dst = base64.StdEncoding.AppendEncode(dst, e.Line)
 		dst = append(dst, '"')
 	}
+	return appendFrameEnd(dst, e), nil
+}
+
+func appendFrameEnd(dst []byte, e *Entry) []byte {
 	if e.NoLF {
 		dst = append(dst, `,"nolf":true`...)
 	}
-	return append(dst, '}', '\n'), nil
+	return append(dst, '}', '\n')
+}
+
+// streamAbove: a frame line longer than this is encoded in segments
+// straight into the writer's buffer (writeBigFrame), not into one encoded
+// copy of the whole line first.
+const streamAbove = 1 << 20
+
+// writeBigFrame writes frame entry e as appendEntry would, but encodes the
+// line segment by segment through scratch (JSON escaping is per byte, and
+// base64 per three bytes), so a 200 MiB frame costs no 200 MiB encoded
+// copy. It returns scratch for reuse.
+func writeBigFrame(w io.Writer, scratch []byte, e *Entry) ([]byte, error) {
+	head := *e
+	head.Line = nil
+	buf, err := appendEntry(scratch[:0], &head)
+	if err != nil {
+		return scratch, err
+	}
+	// appendEntry wrote `,"line":""}` + LF for the empty line: cut it back
+	// to the start of the value.
+	cut := bytes.LastIndex(buf, []byte(`,"line":`))
+	b64 := !utf8.Valid(e.Line) || escapesLonger(e.Line)
+	buf = buf[:cut]
+	if b64 {
+		buf = append(buf, `,"b64":"`...)
+	} else {
+		buf = append(buf, `,"line":"`...)
+	}
+	const seg = 192 << 10 // a multiple of 3
+	for off := 0; off < len(e.Line); off += seg {
+		part := e.Line[off:min(off+seg, len(e.Line))]
+		if b64 {
+			buf = base64.StdEncoding.AppendEncode(buf, part)
+		} else {
+			q := appendString(buf, part) // "…" around the escaped part
+			buf = append(q[:len(buf)], q[len(buf)+1:len(q)-1]...)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return buf[:0], err
+		}
+		buf = buf[:0]
+	}
+	buf = appendFrameEnd(append(buf, '"'), e)
+	_, err = w.Write(buf)
+	return buf[:0], err
 }

@@ -111,11 +111,16 @@ type Session struct {
 	PluginLines map[string]int
 	// AEPLines is how many events the session's AEP file held.
 	AEPLines int
+	// Concurrent is set when another process was writing the session
+	// when this connection observed it (it held the session's lock): the
+	// counts are of that moment, and the connection's outputs for the
+	// session were written, if at all, after that process was done.
+	Concurrent bool
 }
 
 // Equal reports whether a and b are the same entry content.
 func (a Session) Equal(b Session) bool {
-	if a.ID != b.ID || a.Connections != b.Connections || a.PriorLines != b.PriorLines || a.AEPLines != b.AEPLines || len(a.PluginLines) != len(b.PluginLines) {
+	if a.ID != b.ID || a.Connections != b.Connections || a.PriorLines != b.PriorLines || a.AEPLines != b.AEPLines || len(a.PluginLines) != len(b.PluginLines) || a.Concurrent != b.Concurrent {
 		return false
 	}
 	for k, v := range a.PluginLines {
@@ -155,4 +160,5 @@ type entryJSON struct {
 	PriorLines  int            `json:"priorLines"`
 	PluginLines map[string]int `json:"pluginLines"`
 	AEPLines    int            `json:"aepLines"`
+	Concurrent  bool           `json:"concurrent"`
 }

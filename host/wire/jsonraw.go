@@ -71,15 +71,6 @@ func arrayElems(raw []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-func hasMember(ms []member, key string) bool {
-	for _, m := range ms {
-		if m.key == key {
-			return true
-		}
-	}
-	return false
-}
-
 func encodeObject(ms []member) json.RawMessage {
 	out := []byte{'{'}
 	for i, m := range ms {

@@ -13,8 +13,27 @@ import (
 	"github.com/acptap/acptap/sdk"
 )
 
-// Reader streams the entries of a wire log. Lines may be arbitrarily long.
+// Bounds on the lines a Reader reads, so an endless input without LF
+// (/dev/zero, a pipe) is an error at a line number, not all of memory.
+const (
+	// DefaultMaxLine bounds an entry line (Reader.MaxLine 0): the longest
+	// line a Writer makes for the longest frame the recorder captures
+	// (tee.DefaultMaxLine, 256 MiB), which is base64 when escaping would
+	// make it longer (see appendEntry), with room to spare.
+	DefaultMaxLine = 384 << 20
+	// maxHeaderLine bounds the header line: a connection ID, an argv and
+	// a source.
+	maxHeaderLine = 1 << 20
+)
+
+// ErrLineTooLong is wrapped by the error of a line longer than the bound.
+var ErrLineTooLong = errors.New("line too long")
+
+// Reader streams the entries of a wire log, one line in memory at a time.
 type Reader struct {
+	// MaxLine bounds an entry line, LF excluded (0: DefaultMaxLine).
+	MaxLine int
+
 	f      *os.File
 	br     *bufio.Reader
 	buf    []byte
@@ -57,9 +76,23 @@ func (r *Reader) Close() error { return r.f.Close() }
 // io.EOF at a clean end and an ErrTornTail error for bytes without a final LF.
 // The slice is valid until the next call.
 func (r *Reader) readLine() ([]byte, error) {
+	max := r.MaxLine
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	if r.lineNo == 0 {
+		max = maxHeaderLine
+	}
 	r.buf = r.buf[:0]
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		n := len(r.buf) + len(chunk)
+		if err == nil {
+			n-- // the LF
+		}
+		if n > max {
+			return nil, fmt.Errorf("line %d: %w: more than %d bytes", r.lineNo+1, ErrLineTooLong, max)
+		}
 		r.buf = append(r.buf, chunk...)
 		switch {
 		case err == nil:
@@ -193,7 +226,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		if j.SessionID == "" && !bytes.Contains(line, []byte(`"sessionId":""`)) {
 			return Entry{}, errors.New("session entry has no sessionId")
 		}
-		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines, AEPLines: j.AEPLines}
+		e.Session = Session{ID: j.SessionID, Connections: j.Connections, PriorLines: j.PriorLines, PluginLines: j.PluginLines, AEPLines: j.AEPLines, Concurrent: j.Concurrent}
 	default:
 		return Entry{}, fmt.Errorf("unknown entry type %q", j.Type)
 	}

@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 )
 
 // Scrubbed replaces every MCP server configuration value Scrub removes.
@@ -10,57 +12,84 @@ const Scrubbed = "[scrubbed]"
 
 var (
 	keyMcpServers = []byte("mcpServers")
+	keyMeta       = []byte("_meta")
 	unicodeEscape = []byte(`\u`)
 	scrubbedJSON  = json.RawMessage(`"` + Scrubbed + `"`)
 	jsonNull      = []byte("null")
 )
 
 // Scrub removes MCP server configuration values from a client-to-agent line
-// (ASR-712). In every JSON-RPC request or notification of the line (an
-// object, or the objects of a batch array) whose params carry mcpServers —
-// session/new, session/resume, session/fork and ACP v1's session/load, and
-// any other method that sends them — each server's env and header values and
+// (ASR-712). Wherever the line's JSON has a member whose key is mcpServers
+// (compared case-insensitively, after unescaping) — params.mcpServers of
+// session/new, session/resume, session/fork and ACP v1's session/load, a
+// copy under _meta, any nesting — each server's env and header values and
 // each of its args become "[scrubbed]". Names, type, command, url and other
 // server fields stay. Rebuilt objects keep their member order and every
 // untouched value's bytes; insignificant whitespace between members is lost.
 //
-// A line that cannot hold such a request is returned unchanged after a byte
-// check: only lines containing "mcpServers", or a \u escape that could spell
-// it, are parsed. A line that is not valid JSON but contains "mcpServers" is
-// cut after that word, since its values cannot be located. Scrub never panics
-// and never modifies line.
+// The _meta members of the line (on lines up to maxMetaLine bytes) are
+// scrubbed as scrubMeta says.
+//
+// It fails closed: a line that may hold such a key in any spelling (plain
+// or with \u escapes) but is not exactly one JSON value the scrubber can
+// walk — not JSON, two values on one line, nesting deeper than
+// maxScrubDepth around the key — is cut where the key could start and
+// marked with scrubbedCut, never kept verbatim (and a line cut so is
+// returned as it is when scrubbed again).
+// A line that cannot spell the key is returned unchanged after a byte
+// check. Scrub never panics and never modifies line.
 func Scrub(line []byte) (out []byte, changed bool) {
-	plain := bytes.Contains(line, keyMcpServers)
-	if !plain && !bytes.Contains(line, unicodeEscape) {
+	if !mayHoldKey(line, keyMcpServers) && (len(line) > maxMetaLine || !mayHoldKey(line, keyMeta)) {
 		return line, false
 	}
-	v, ok, err := scrubMessage(line)
-	if err != nil {
-		if !plain {
-			return line, false
+	raw := bytes.TrimSpace(line)
+	if json.Valid(raw) {
+		v, ok, err := scrubTree(raw, 0)
+		if err == nil {
+			if !ok {
+				return line, false
+			}
+			return v, true
 		}
-		i := bytes.Index(line, keyMcpServers) + len(keyMcpServers)
-		cut := append(line[:i:i], " [scrubbed: not valid JSON]"...)
-		return cut, true
 	}
-	if !ok {
-		return line, false
+	if !mayHoldKey(line, keyMcpServers) {
+		return line, false // _meta is walked on valid lines only
 	}
-	return v, true
+	return cutUnparsed(line), true
 }
 
-// scrubMessage scrubs a single message or a batch. ok reports a change; err
-// reports a line that is not valid JSON.
-func scrubMessage(raw []byte) ([]byte, bool, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '[' {
+// maxMetaLine is the longest line whose _meta members Scrub walks when the
+// line cannot spell mcpServers: walking re-reads each level of the line, so
+// a prompt of hundreds of MiB would be copied several times over for the
+// secret patterns of its _meta (see docs/wire-log.md).
+const maxMetaLine = 8 << 20
+
+// maxScrubDepth bounds how deep scrubTree descends to find mcpServers: each
+// level re-reads its value, so a key under 9 000 levels would cost that many
+// passes over the line. Deeper, the line is cut instead.
+const maxScrubDepth = 64
+
+// scrubTree scrubs every mcpServers member in a valid JSON value. ok reports
+// a change; err, a value that may hold the key deeper than maxScrubDepth.
+func scrubTree(raw []byte, depth int) (json.RawMessage, bool, error) {
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') || !mayHoldServersKey(raw) {
+		return nil, false, nil
+	}
+	if depth >= maxScrubDepth {
+		return nil, false, errTooDeep
+	}
+	if raw[0] == '[' {
 		elems, err := arrayElems(raw)
 		if err != nil {
 			return nil, false, err
 		}
 		changed := false
 		for i, el := range elems {
-			if s, ok := scrubRequest(el); ok {
+			s, ok, err := scrubTree(el, depth+1)
+			if err != nil {
+				return nil, false, err
+			}
+			if ok {
 				elems[i], changed = s, true
 			}
 		}
@@ -71,53 +100,106 @@ func scrubMessage(raw []byte) ([]byte, bool, error) {
 	}
 	ms, err := objectMembers(raw)
 	if err != nil {
-		if json.Valid(raw) {
-			return nil, false, nil // a JSON value, just not an object
-		}
 		return nil, false, err
-	}
-	s, ok := scrubMembers(ms)
-	return s, ok, nil
-}
-
-// scrubRequest scrubs params.mcpServers of one request object.
-func scrubRequest(raw json.RawMessage) (json.RawMessage, bool) {
-	ms, err := objectMembers(raw)
-	if err != nil {
-		return nil, false
-	}
-	return scrubMembers(ms)
-}
-
-func scrubMembers(ms []member) (json.RawMessage, bool) {
-	if !hasMember(ms, "method") {
-		return nil, false
 	}
 	changed := false
 	for i := range ms {
-		if ms[i].key != "params" {
-			continue
-		}
-		params, err := objectMembers(ms[i].val)
-		if err != nil {
-			continue
-		}
-		pc := false
-		for j := range params {
-			if params[j].key == "mcpServers" {
-				if s, ok := scrubServers(params[j].val); ok {
-					params[j].val, pc = s, true
-				}
+		if strings.EqualFold(ms[i].key, "mcpServers") {
+			if s, ok := scrubServers(ms[i].val); ok {
+				ms[i].val, changed = s, true
 			}
+			continue
 		}
-		if pc {
-			ms[i].val, changed = encodeObject(params), true
+		if strings.EqualFold(ms[i].key, "_meta") {
+			if s, ok := scrubMeta(ms[i].val, depth+1); ok {
+				ms[i].val, changed = s, true
+			}
+			continue
+		}
+		s, ok, err := scrubTree(ms[i].val, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			ms[i].val, changed = s, true
 		}
 	}
 	if !changed {
-		return nil, false
+		return nil, false, nil
 	}
-	return encodeObject(ms), true
+	return encodeObject(ms), true, nil
+}
+
+// scrubbedCut ends a line Scrub had to cut.
+const scrubbedCut = " [scrubbed: not fully parsed]"
+
+var errTooDeep = errors.New("mcpServers nested too deep to scrub")
+
+// mayHoldServersKey reports whether b can spell mcpServers or _meta as a
+// JSON string (see mayHoldKey).
+func mayHoldServersKey(b []byte) bool { return mayHoldKey(b, keyMcpServers) || mayHoldKey(b, keyMeta) }
+
+// mayHoldKey reports whether b can spell key as a JSON string: plainly (in
+// any case), in a quoted string with \u escapes that decodes to it, or in
+// one too broken to decode.
+func mayHoldKey(b, key []byte) bool {
+	if indexFold(b, key) >= 0 {
+		return true
+	}
+	for i := bytes.Index(b, unicodeEscape); i >= 0; {
+		start := bytes.LastIndexByte(b[:i], '"')
+		end := stringEnd(b, i)
+		if start < 0 || end < 0 {
+			return true // not a string we can read
+		}
+		var s string
+		if json.Unmarshal(b[start:end+1], &s) != nil || indexFold([]byte(s), key) >= 0 {
+			return true
+		}
+		next := bytes.Index(b[end+1:], unicodeEscape)
+		if next < 0 {
+			break
+		}
+		i = end + 1 + next
+	}
+	return false
+}
+
+// stringEnd returns the index of the quote closing the JSON string that
+// holds position i, or -1.
+func stringEnd(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// indexFold is bytes.Index ignoring ASCII case.
+func indexFold(b, sub []byte) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// cutUnparsed cuts line where the key could start: after a plain
+// mcpServers, or at the first \u escape when that comes first.
+func cutUnparsed(line []byte) []byte {
+	i := len(line)
+	if j := indexFold(line, keyMcpServers); j >= 0 {
+		i = j + len(keyMcpServers)
+	}
+	if j := bytes.Index(line, unicodeEscape); j >= 0 && j < i {
+		i = j
+	}
+	return append(line[:i:i], scrubbedCut...)
 }
 
 // scrubServers scrubs an array of servers (or an object of named servers).
@@ -149,6 +231,8 @@ func scrubServer(raw json.RawMessage) json.RawMessage {
 			ms[i].val = scrubPairs(ms[i].val)
 		case "args":
 			ms[i].val = scrubEach(ms[i].val)
+		case "url", "command":
+			ms[i].val = redactString(ms[i].val)
 		}
 	}
 	return encodeObject(ms)

@@ -42,14 +42,15 @@ func TestASR712_Scrub(t *testing.T) {
 		{"whitespace", "{ \"method\" : \"session/new\" , \"params\" : { \"mcpServers\" : [ " + stdioServer + " ] } }",
 			`{"method":"session/new","params":{"mcpServers":[` + scrubbedStdio + `]}}`},
 		{"not JSON", `{"method":"session/new","params":{"mcpServers":[{"env":"SECRET"`,
-			`{"method":"session/new","params":{"mcpServers [scrubbed: not valid JSON]`},
+			`{"method":"session/new","params":{"mcpServers [scrubbed: not fully parsed]`},
 		{"empty servers", request("session/new", ""), ""},
-		{"response", `{"jsonrpc":"2.0","id":1,"result":{"mcpServers":[` + stdioServer + `]}}`, ""},
+		{"response", `{"jsonrpc":"2.0","id":1,"result":{"mcpServers":[` + stdioServer + `]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"mcpServers":[` + scrubbedStdio + `]}}`},
 		{"prompt text", `{"method":"session/prompt","params":{"prompt":[{"type":"text","text":"what are mcpServers?"}]}}`, ""},
 		{"escape, no servers", `{"method":"session/prompt","params":{"text":"caf\u00e9"}}`, ""},
 		{"plain", `{"jsonrpc":"2.0","method":"session/update"}`, ""},
 		{"string value", `"mcpServers"`, ""},
-		{"garbage", "\xff\xfe mcpServers \x00", "\xff\xfe mcpServers [scrubbed: not valid JSON]"},
+		{"garbage", "\xff\xfe mcpServers \x00", "\xff\xfe mcpServers [scrubbed: not fully parsed]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,7 +130,7 @@ func FuzzScrub(f *testing.F) {
 		if !changed && !bytes.Equal(out, in) {
 			t.Fatal("unchanged but different bytes")
 		}
-		if json.Valid(in) && !json.Valid(out) {
+		if json.Valid(in) && !json.Valid(out) && !bytes.HasSuffix(out, []byte(scrubbedCut)) {
 			t.Fatalf("valid input %q gave invalid output %q", in, out)
 		}
 		again, _ := Scrub(out)

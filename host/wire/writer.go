@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // Permissions of wire logs and the directories Create makes for them.
@@ -52,6 +53,9 @@ func Create(path string, hdr Header) (*Writer, error) {
 	}
 	h := headerJSON{Type: "header", Format: Format, Version: Version,
 		Connection: hdr.Connection, Agent: hdr.Agent, Source: hdr.Source}
+	// The agent's argv may carry credentials (--api-key=…, a URL with
+	// user:pass@): the redaction floor's secret patterns apply to it.
+	h.Agent.Command = aep.RedactArgv(h.Agent.Command)
 	if h.Agent.Command == nil {
 		h.Agent.Command = []string{}
 	}
@@ -101,11 +105,17 @@ func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 	if e.Type == TypeFrame && e.Dir == sdk.C2A {
 		e.Line, _ = Scrub(e.Line)
 	}
-	buf, err := appendEntry(w.buf[:0], &e)
-	if err != nil {
-		return e, fmt.Errorf("append: %w", err)
+	var buf []byte
+	var err error
+	if e.Type == TypeFrame && len(e.Line) > streamAbove {
+		buf, err = writeBigFrame(w.bw, w.buf, &e)
+	} else {
+		buf, err = appendEntry(w.buf[:0], &e)
+		if err != nil {
+			return e, fmt.Errorf("append: %w", err)
+		}
+		_, err = w.bw.Write(buf)
 	}
-	_, err = w.bw.Write(buf)
 	if cap(buf) > maxKeptBuffer {
 		buf = nil
 	}

@@ -88,6 +88,30 @@ var (
 // when none of their literals starts a word. A text with nothing to redact
 // is returned as it is, without a copy or an allocation.
 func (r Redactor) Text(s string) string {
+	s = secretPatterns(s)
+	if r.hasSecret(s) {
+		secrets := append([]string(nil), r.Secrets...)
+		sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+		for _, v := range secrets {
+			if len(v) >= 4 {
+				s = strings.ReplaceAll(s, v, RedactedSecret)
+			}
+		}
+	}
+	if h := strings.TrimRight(r.Home, `/\`); len(h) > 1 {
+		s = strings.ReplaceAll(s, h, "~")
+	}
+	s = homePaths.replace(s, "~", nil, nil)
+	s = winHome.replace(s, "~", nil, nil)
+	if !r.NoPII {
+		s = redactEmails(s)
+		s = redactPhones(s)
+	}
+	return s
+}
+
+// secretPatterns is rule (a): every secret pattern, in order.
+func secretPatterns(s string) string {
 	var low lowered
 	var cand uint32 // word rules that may match in s
 	for i, ru := range secretRules {
@@ -120,24 +144,6 @@ func (r Redactor) Text(s string) string {
 		}
 	}
 	low.release()
-	if r.hasSecret(s) {
-		secrets := append([]string(nil), r.Secrets...)
-		sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-		for _, v := range secrets {
-			if len(v) >= 4 {
-				s = strings.ReplaceAll(s, v, RedactedSecret)
-			}
-		}
-	}
-	if h := strings.TrimRight(r.Home, `/\`); len(h) > 1 {
-		s = strings.ReplaceAll(s, h, "~")
-	}
-	s = homePaths.replace(s, "~", nil, nil)
-	s = winHome.replace(s, "~", nil, nil)
-	if !r.NoPII {
-		s = redactEmails(s)
-		s = redactPhones(s)
-	}
 	return s
 }
 

@@ -84,16 +84,33 @@ const maxSchemaMessages = 5
 // The error is non-nil only when the stream cannot be read; an invalid
 // stream is a Summary with Errors > 0.
 func Validate(r io.Reader, report func(Problem)) (Summary, error) {
+	return ValidateLimit(r, 0, report)
+}
+
+// ValidateLimit is Validate with lines bounded by maxLine (0:
+// DefaultMaxLine): a longer line is an error of the stream at its line
+// number, and validation stops there, since what follows cannot be read
+// as records.
+func ValidateLimit(r io.Reader, maxLine int, report func(Problem)) (Summary, error) {
 	cs, err := compiled()
 	if err != nil {
 		return Summary{}, err
 	}
 	v := newValidator(cs, report)
 	rd := NewReader(r)
+	rd.MaxLine = maxLine
 	for {
 		line, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			max := maxLine
+			if max <= 0 {
+				max = DefaultMaxLine
+			}
+			v.errorf(rd.Line()+1, "line longer than %d bytes (the bound); the rest of the stream is not read", max)
+			return v.finish(), nil
 		}
 		if err != nil {
 			return v.finish(), err
