@@ -108,7 +108,14 @@ func (f *feeder) start(ctx context.Context) error {
 	}
 	f.plug = plug
 	req := f.p.startRequest(f.name)
-	sess, err := plug.Mapper.Start(ctx, req)
+	// Start has the same deadline as any other call: a plugin that hangs in
+	// it is failed (and restarted, up to the bound), never waited on.
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if f.p.stallTimeout > 0 {
+		sctx, cancel = context.WithTimeout(ctx, f.p.stallTimeout)
+	}
+	sess, err := plug.Mapper.Start(sctx, req)
+	cancel()
 	if err != nil {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)
 	}

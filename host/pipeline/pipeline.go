@@ -66,6 +66,10 @@ type Options struct {
 	// conversion of a stored log (acptap convert), not a recording. Its
 	// header then has no startedAt, since no connection started.
 	Source *wire.Source
+	// FinishReason, when set, is what the plugins are told when the wire
+	// log ends (default: "agent exited" live, "end of wire log" in
+	// Rebuild); the finisher maps a recorded connection with the live one.
+	FinishReason string
 }
 
 // Stats are the pipeline's counters.
@@ -409,6 +413,9 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 // would have written.
 func (p *Pipeline) Rebuild(ctx context.Context) error {
 	p.finishReason = "end of wire log"
+	if p.opts.FinishReason != "" {
+		p.finishReason = p.opts.FinishReason
+	}
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
 		return err
@@ -445,14 +452,53 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 // and returns the counters.
 func (p *Pipeline) Wait() (Stats, error) {
 	p.wg.Wait()
-	var err error
-	if p.wire != nil {
-		if cerr := p.wire.Close(); cerr != nil {
-			err = fmt.Errorf("close wire log: %w", cerr)
-		}
-	}
+	err := p.CloseWire()
 	p.stats.Restarts = p.restarts.Load()
 	return p.stats, err
+}
+
+// CaptureDone is closed when capture has written the last entry of the
+// wire log (live), or when the feeders are attached (Rebuild).
+func (p *Pipeline) CaptureDone() <-chan struct{} { return p.captureDone }
+
+// Done is closed when capture and every feeder have finished (Wait then
+// returns at once).
+func (p *Pipeline) Done() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// CloseWire closes the wire log once capture is done, without waiting for
+// the feeders (record hands a connection whose mapping is behind to a
+// finisher; the feeders go on reading the closed file until they are
+// stopped). It is idempotent.
+func (p *Pipeline) CloseWire() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wire == nil {
+		return nil
+	}
+	w := p.wire
+	p.wire = nil
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("close wire log: %w", err)
+	}
+	return nil
+}
+
+// Snapshot returns the counters as they are now.
+func (p *Pipeline) Snapshot() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Plugins = append([]string(nil), s.Plugins...)
+	s.Sessions = append([]string(nil), s.Sessions...)
+	s.Restarts = p.restarts.Load()
+	return s
 }
 
 func (p *Pipeline) count(e wire.Entry) {

@@ -5,11 +5,21 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 
+	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/sdk"
+)
+
+// Deadlines of the calls Launch makes: a plugin that never completes the
+// handshake, or whose Info never returns, is killed and Launch fails, so no
+// caller waits on a hung plugin for longer (issue 18.1).
+var (
+	HandshakeTimeout = 20 * time.Second
+	InfoTimeout      = 10 * time.Second
 )
 
 // Instance is one running plugin process.
@@ -48,14 +58,27 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 		GRPCDialOptions:  sdk.GRPCDialOptions(),
 		// cmd.Env is complete already; go-plugin would append the host
 		// environment a second time.
-		SkipHostEnv: true,
+		SkipHostEnv:  true,
+		StartTimeout: HandshakeTimeout,
 	})
-	m, err := sdk.Dispense(client)
+	// The plugin is forked at a lower CPU priority than the host (package
+	// priority): the tee's copy path and capture win the CPU.
+	var m sdk.Mapper
+	reniceErr, err := priority.Start(func() error {
+		var derr error
+		m, derr = sdk.Dispense(client)
+		return derr
+	})
+	if reniceErr != nil {
+		logger.Warn("plugin runs at the host's CPU priority", "plugin", spec.Name, "error", reniceErr)
+	}
 	if err != nil {
 		client.Kill()
 		return nil, fmt.Errorf("plugin %s (%s): %w", spec.Name, spec.Path, err)
 	}
-	info, err := m.Info(ctx)
+	ictx, cancel := context.WithTimeout(ctx, InfoTimeout)
+	info, err := m.Info(ictx)
+	cancel()
 	if err != nil {
 		client.Kill()
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
