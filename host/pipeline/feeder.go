@@ -108,14 +108,10 @@ func (f *feeder) start(ctx context.Context) error {
 	}
 	f.plug = plug
 	req := f.p.startRequest(f.name)
-	// Start has the same deadline as any other call: a plugin that hangs in
-	// it is failed (and restarted, up to the bound), never waited on.
-	sctx, cancel := ctx, context.CancelFunc(func() {})
-	if f.p.stallTimeout > 0 {
-		sctx, cancel = context.WithTimeout(ctx, f.p.stallTimeout)
-	}
-	sess, err := plug.Mapper.Start(sctx, req)
-	cancel()
+	// Start only opens the Map stream (bound to ctx, so no deadline here); a
+	// plugin that hangs is caught by the first Map or Finish, which run
+	// under the stall deadline.
+	sess, err := plug.Mapper.Start(ctx, req)
 	if err != nil {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)
 	}
