@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -29,6 +30,9 @@ type Instance struct {
 	Mapper sdk.Mapper
 	SHA256 string
 	client *plugin.Client
+	// release ends the thread that forked the plugin (its Pdeathsig
+	// parent), once the plugin is dead.
+	release func()
 }
 
 // Launch verifies and starts a plugin process and fingerprints it. Plugin
@@ -64,16 +68,19 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 	// The plugin is forked at a lower CPU priority than the host (package
 	// priority): the tee's copy path and capture win the CPU.
 	var m sdk.Mapper
+	hold := make(chan struct{})
 	reniceErr, err := priority.Start(func() error {
 		var derr error
 		m, derr = sdk.Dispense(client)
 		return derr
-	})
+	}, hold)
 	if reniceErr != nil {
 		logger.Warn("plugin runs at the host's CPU priority", "plugin", spec.Name, "error", reniceErr)
 	}
+	release := sync.OnceFunc(func() { close(hold) })
 	if err != nil {
 		client.Kill()
+		release()
 		return nil, fmt.Errorf("plugin %s (%s): %w", spec.Name, spec.Path, err)
 	}
 	ictx, cancel := context.WithTimeout(ctx, InfoTimeout)
@@ -81,15 +88,19 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 	cancel()
 	if err != nil {
 		client.Kill()
+		release()
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}
-	return &Instance{Spec: spec, Info: info, Mapper: m, SHA256: sum, client: client}, nil
+	return &Instance{Spec: spec, Info: info, Mapper: m, SHA256: sum, client: client, release: release}, nil
 }
 
 // Kill stops the plugin process. It is safe to call more than once.
 func (i *Instance) Kill() {
 	if i != nil && i.client != nil {
 		i.client.Kill()
+		if i.release != nil {
+			i.release()
+		}
 	}
 }
 

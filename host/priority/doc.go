@@ -13,9 +13,8 @@
 // Linux keeps the nice value per thread and a new process inherits it from
 // the thread that forks it; a process cannot lower its nice value again
 // without privilege. Start therefore forks from a thread of its own, locked
-// to the calling goroutine, reniced, and destroyed when the goroutine
-// returns (the Go runtime creates new threads from a clean template thread
-// when the current one is locked, so nothing else inherits the value). The
-// child runs at the lower priority from its first instruction, every thread
-// of it.
+// to a goroutine, reniced, and destroyed when that goroutine returns (the Go
+// runtime creates new threads from a clean template thread when the current
+// one is locked, so nothing else inherits the value). The child runs at the
+// lower priority from its first instruction, every thread of it.
 package priority

@@ -11,9 +11,12 @@ const Supported = true
 
 // Start runs start (which forks the background process) on a fresh OS
 // thread whose nice value is Target(own); the process start forks inherits
-// it. It returns start's error last; failing to renice is not fatal (the
+// it. The thread stays, blocked, until hold is closed (nil: it ends at
+// once): a child started with Pdeathsig is signalled when the thread that
+// forked it ends, not the process, so a plugin's thread must outlive the
+// plugin. It returns start's error last; failing to renice is not fatal (the
 // process still starts, at the normal priority) and is returned first.
-func Start(start func() error) (reniceErr, err error) {
+func Start(start func() error, hold <-chan struct{}) (reniceErr, err error) {
 	type result struct{ err, renice error }
 	done := make(chan result, 1)
 	go func() {
@@ -29,6 +32,9 @@ func Start(start func() error) (reniceErr, err error) {
 		}
 		r.err = start()
 		done <- r
+		if hold != nil {
+			<-hold
+		}
 	}()
 	r := <-done
 	return r.renice, r.err

@@ -9,6 +9,6 @@ const Supported = false
 
 // Start runs start; on this system the started process keeps the normal
 // priority, and the first value says so.
-func Start(start func() error) (reniceErr, err error) {
+func Start(start func() error, _ <-chan struct{}) (reniceErr, err error) {
 	return errors.New("lowering a child's priority is implemented on Linux only"), start()
 }
