@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/examples/client/clientlib"
+	"github.com/acptap/acptap/host/store"
 )
 
 func runDemo(env *Env, args []string) int {
@@ -53,6 +54,14 @@ func runDemo(env *Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stdout, "Client: agent %s %s, protocol %d, session %s, %d prompts, %d session/update notifications\n",
 		sum.AgentInfo.Name, sum.AgentInfo.Version, sum.ProtocolVersion, sum.SessionID, len(sum.PromptMessageIDs), sum.TotalUpdates)
+	// The recording may have handed its mapping to a finisher: wait for it,
+	// as any command reading the store does.
+	c := common{store: dir}
+	if cfg, err := c.load(); err == nil {
+		if st, err := store.Open(dir); err == nil {
+			finishPendingQuietly(env, cfg, st)
+		}
+	}
 	ok := report(env.Stdout, dir)
 	if leaks := findSecrets(dir, clientlib.Secrets); len(leaks) > 0 {
 		fmt.Fprintf(env.Stdout, "\nMCP secrets found under the store: %s\n", strings.Join(leaks, ", "))

@@ -21,10 +21,11 @@ func runRebuild(env *Env, args []string) int {
 			"is kept beside it as <file>.prev-<unix-nanoseconds>. Exits 1 if a wire log cannot be read or\n"+
 			"a plugin could not map it completely.")
 	c.register(fs)
+	pending := fs.Bool("pending", false, "first finish the connections of the store whose mapping never finished (a finisher killed, the machine off)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() == 0 {
+	if fs.NArg() == 0 && !*pending {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: no wire log given")
 		return ExitUsage
 	}
@@ -49,7 +50,7 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	code := ExitOK
+	code := rebuildPending(env, cfg, st, logger, *pending)
 	for _, path := range fs.Args() {
 		r, err := wire.Open(path)
 		if err != nil {

@@ -103,7 +103,9 @@ func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, 
 		return nil
 	}
 	o.Start(ctx)
-	sink.Forward = o
+	if sink != nil {
+		sink.Forward = o
+	}
 	return o
 }
 

@@ -197,3 +197,29 @@ func Inherited() *os.File {
 	syscall.CloseOnExec(MarkerFD)
 	return os.NewFile(MarkerFD, "pending-marker")
 }
+
+// WaitIdle waits until no connection of the store is pending: every
+// finisher has finished. It fails when a marker is left that nobody holds
+// (a mapping that died; CompleteAll finishes it) or when ctx ends.
+func WaitIdle(ctx context.Context, st *store.Store) error {
+	for {
+		conns, err := Pending(st)
+		if err != nil {
+			return err
+		}
+		if len(conns) == 0 {
+			return nil
+		}
+		for _, c := range conns {
+			if m, ok, _ := TryLock(st, c); ok {
+				m.Release()
+				return fmt.Errorf("connection %s is pending and nobody maps it", c)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pending connections %v: %w", conns, ctx.Err())
+		case <-time.After(pollEvery):
+		}
+	}
+}

@@ -48,7 +48,12 @@ func Create(st *store.Store, conn string) (*Marker, error) {
 		}
 		return nil, fmt.Errorf("pending marker %s: %w", path, err)
 	}
-	return &Marker{Conn: conn, path: path, f: f}, nil
+	m := &Marker{Conn: conn, path: path, f: f}
+	if err := m.write(state{State: stateRecording}); err != nil {
+		m.Release()
+		return nil, err
+	}
+	return m, nil
 }
 
 // Adopt takes over a marker whose locked file this process inherited.

@@ -55,11 +55,12 @@ type feeder struct {
 
 	frames []sdk.Frame
 	done   chan struct{}
+	mapped chan struct{} // closed when the feeder has delivered its last output (before the plugin is stopped)
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 	f := &feeder{p: p, name: name, primary: primary, log: p.log.Named(name),
-		live: make(chan []wire.Entry, depth), done: make(chan struct{})}
+		live: make(chan []wire.Entry, depth), done: make(chan struct{}), mapped: make(chan struct{})}
 	f.behind.Store(true) // a new feeder starts by catching up from seq 1
 	return f
 }
@@ -68,6 +69,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 func (f *feeder) run(ctx context.Context) {
 	defer close(f.done)
 	defer f.kill()
+	defer close(f.mapped)
 	if err := f.start(ctx); err != nil {
 		f.giveUp(err)
 	}

@@ -472,6 +472,23 @@ func (p *Pipeline) Done() <-chan struct{} {
 	return done
 }
 
+// Mapped is closed when capture is done and every feeder has delivered its
+// last output; the plugins may still be shutting down (Done).
+func (p *Pipeline) Mapped() <-chan struct{} {
+	mapped := make(chan struct{})
+	go func() {
+		<-p.captureDone
+		p.mu.Lock()
+		feeders := append([]*feeder(nil), p.feeders...)
+		p.mu.Unlock()
+		for _, f := range feeders {
+			<-f.mapped
+		}
+		close(mapped)
+	}()
+	return mapped
+}
+
 // CloseWire closes the wire log once capture is done, without waiting for
 // the feeders (record hands a connection whose mapping is behind to a
 // finisher; the feeders go on reading the closed file until they are
