@@ -136,10 +136,11 @@ func runFinish(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap %s: %s\n", hiddenFinish, oneLine(err))
 		return ExitFailure
 	}
-	logger, closer, err := newCommandLogger(cfg)
+	// Like record, the finisher never waits on its log file (it may be a
+	// FIFO): it would hold the connection's lock for ever.
+	logger, closer, err := config.NewLoggerAsync(cfg, "acptap", nil)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap %s: %s\n", hiddenFinish, oneLine(err))
-		return ExitFailure
+		return ExitFailure // stderr is /dev/null here
 	}
 	defer closeQuietly(closer)
 	logger = logger.Named("finisher")

@@ -247,7 +247,7 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 		r.logger.Warn("finisher runs at the normal CPU priority", "error", rerr)
 	}
 	r.logger.Info("recording finished; mapping handed to a finisher", "exit_code", code, "frames", stats.Frames,
-		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins)
+		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts)
 }
 
 // sessions is what the pipeline asks the store of a session: with a marker,

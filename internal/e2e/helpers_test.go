@@ -187,8 +187,17 @@ func (r *recording) readRest() {
 	}
 }
 
-// wait closes stdin, reads stdout to its end and returns acptap's exit code.
+// wait closes stdin, reads stdout to its end and returns acptap's exit code
+// once the mapping is complete.
 func (r *recording) wait() int {
+	r.t.Helper()
+	code := r.waitExit()
+	waitMapped(r.t, r.cmd.Args[1:])
+	return code
+}
+
+// waitExit is wait without waiting for a finisher.
+func (r *recording) waitExit() int {
 	r.t.Helper()
 	_ = r.stdin.Close()
 	r.readRest()
@@ -204,7 +213,6 @@ func (r *recording) wait() int {
 		r.t.Fatalf("acptap record did not exit; stderr: %s", r.stderr.String())
 	}
 	r.state = r.cmd.ProcessState
-	waitMapped(r.t, r.cmd.Args[1:])
 	return r.state.ExitCode()
 }
 
