@@ -54,20 +54,24 @@ func mapOptions(cfg *config.Config, env *Env, logger hclog.Logger) (func(wire.He
 	}, nil
 }
 
-// finisherOptions are the options a finisher maps with, and the outbox's
-// stop (the relay, when configured, gets the events again; it drops those
-// it has).
-func finisherOptions(ctx context.Context, env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger) (finisher.Options, func(), error) {
+// finisherOptions are the options a finisher maps with (the relay, when
+// configured, gets each connection's events again; it drops those it has).
+func finisherOptions(ctx context.Context, env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger) (finisher.Options, error) {
 	po, err := mapOptions(cfg, env, logger)
 	if err != nil {
-		return finisher.Options{}, nil, err
+		return finisher.Options{}, err
 	}
 	o := finisher.Options{Store: st, Logger: logger, Pipeline: po}
-	outbox := attachOutbox(ctx, cfg, logger, nil)
-	if outbox != nil {
-		o.Forward = outbox
+	if cfg.AEP.Relay != "" {
+		o.Relay = func() (pipeline.EventForwarder, func()) {
+			outbox := attachOutbox(ctx, cfg, logger, nil)
+			if outbox == nil {
+				return nil, func() {}
+			}
+			return outbox, func() { stopOutbox(outbox, cfg, logger) }
+		}
 	}
-	return o, func() { stopOutbox(outbox, cfg, logger) }, nil
+	return o, nil
 }
 
 // finishPending completes the connections of the store whose mapping never
@@ -80,11 +84,10 @@ func finishPending(ctx context.Context, env *Env, cfg *config.Config, st *store.
 	if err != nil || len(conns) == 0 {
 		return nil, err
 	}
-	o, stop, err := finisherOptions(ctx, env, cfg, st, logger)
+	o, err := finisherOptions(ctx, env, cfg, st, logger)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
 	return finisher.CompleteAll(ctx, o, true)
 }
 
@@ -150,12 +153,11 @@ func runFinish(env *Env, args []string) int {
 		return ExitFailure
 	}
 	ctx := context.Background()
-	o, stop, err := finisherOptions(ctx, env, cfg, st, logger)
+	o, err := finisherOptions(ctx, env, cfg, st, logger)
 	if err != nil {
 		logger.Error("plugins", "error", err)
 		return ExitFailure
 	}
-	defer stop()
 	if pending {
 		if _, err := finisher.CompleteAll(ctx, o, false); err != nil {
 			logger.Error("pending connections not finished", "error", strings.ReplaceAll(err.Error(), "\n", "; "))

@@ -276,7 +276,12 @@ func (r *recorder) outboxDrained(done <-chan time.Time) bool {
 		}
 	}()
 	s, _ := r.outbox.Shutdown(ctx)
-	return s.Lost() == 0
+	if s.Lost() > 0 {
+		r.logger.Debug("aep relay outbox not drained in time; the finisher sends the events again", "unsent", s.Unsent)
+		return false
+	}
+	logOutbox(s, r.cfg, r.logger)
+	return true
 }
 
 func (r *recorder) logFinished(code int, stats pipeline.Stats, err error) {

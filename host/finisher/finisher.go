@@ -31,9 +31,11 @@ type Options struct {
 	// plugins, revisions, limits. Complete sets the rest (wire path,
 	// connection, agent, mode, sink, sessions, finish reason).
 	Pipeline func(hdr wire.Header) pipeline.Options
-	// Forward, when set, receives the AEP events written (the relay
-	// outbox; the relay drops those the foreground delivered already).
-	Forward pipeline.EventForwarder
+	// Relay, when set, starts a forwarder for one connection's AEP events
+	// (the relay outbox; the relay drops those the foreground delivered
+	// already) and its stop, which Complete calls once the outputs are
+	// written and before the connection stops being pending.
+	Relay func() (fwd pipeline.EventForwarder, stop func())
 }
 
 // Result is what completing one connection wrote.
@@ -72,7 +74,10 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	r.Close()
 	sink := pipeline.NewStoreSink(o.Store, log)
 	sink.Truncate = true
-	sink.Forward = o.Forward
+	stopRelay := func() {}
+	if o.Relay != nil {
+		sink.Forward, stopRelay = o.Relay()
+	}
 	po := o.Pipeline(hdr)
 	po.WirePath, po.Connection, po.Agent = path, m.Conn, hdr.Agent.Command
 	po.Mode, po.FinishReason, po.Sink = sdk.ModeRecord, FinishReason, sink
@@ -83,11 +88,13 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	p := pipeline.New(po)
 	if err := p.Rebuild(ctx); err != nil {
 		sink.Close()
+		stopRelay()
 		m.Release()
 		return res, fmt.Errorf("finish %s: %w", m.Conn, err)
 	}
 	stats, werr := p.Wait()
 	serr := sink.Close()
+	stopRelay()
 	res.Stats, res.Streams, res.Counts, res.GaveUp = stats, sink.Streams(), sink.Counts(), sink.GaveUp()
 	if err := errors.Join(ctx.Err(), werr, serr); err != nil {
 		m.Release()
