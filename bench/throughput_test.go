@@ -145,7 +145,7 @@ type flowResult struct {
 	// that record handed it to has finished; 0 for cat)
 	mapped time.Duration
 	cpu    time.Duration
-	rec   recorded
+	rec    recorded
 }
 
 // runC2A: editor writes size bytes of mcp/message lines; the sink agent
