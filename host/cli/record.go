@@ -194,6 +194,7 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 		}()
 		return nil
 	}
+	startShipping(env, cfg, r.logger)
 	spawnPendingFinisher(env, c, r.st, r.logger)
 	return r
 }

@@ -47,10 +47,15 @@ type Config struct {
 	SchemaRevision string `koanf:"schema_revision"`
 	// AEP configures the AEP outputs beyond the JSONL files.
 	AEP AEP `koanf:"aep"`
+	// Ship configures shipping outputs to a team store ([ship.nats]).
+	Ship Ship `koanf:"ship"`
 
 	// Builtins names the plugins compiled into the host binary; it comes
 	// from LoadOptions.Builtins and is not a configuration key.
 	Builtins []string `koanf:"-"`
+	// File is the --config file it was loaded from ("" for the default
+	// file, or none); a process acptap starts for it reads the same.
+	File string `koanf:"-"`
 }
 
 // Log configures the host's own log.
@@ -153,6 +158,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
+		"ship":            shipDefaults(),
 	}
 }
 
@@ -170,6 +176,7 @@ var schema = keys{
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
+	"ship":            shipSchema,
 }
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the

@@ -49,7 +49,9 @@ func TestLoadDefaults(t *testing.T) {
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
-		Builtins:       builtins,
+		Ship: Ship{NATS: ShipNATS{Stream: "ACPTAP", Subject: "acptap", CreateStream: true, Replicas: 1,
+			Interval: time.Second, Linger: 10 * time.Minute, Timeout: 5 * time.Second, Durable: "acptap-collect", AckWait: 30 * time.Second}},
+		Builtins: builtins,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

@@ -81,6 +81,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	c.Builtins = opts.Builtins
+	c.File = opts.File
 	if err := c.normalize(getenv("HOME")); err != nil {
 		return nil, err
 	}

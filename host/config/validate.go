@@ -71,6 +71,7 @@ func (c *Config) Validate() error {
 	if c.AEP.RelayFlush < 0 {
 		bad("aep.relay_flush", "must not be negative, got %s", c.AEP.RelayFlush)
 	}
+	c.Ship.validate(bad)
 	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[name]
 		if !pluginName.MatchString(name) {
