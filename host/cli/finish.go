@@ -198,3 +198,16 @@ func rebuildPending(env *Env, cfg *config.Config, st *store.Store, logger hclog.
 	}
 	return ExitOK
 }
+
+// finishing reports whether the store has a connection still being mapped
+// (the shipper follows a finisher as it follows record).
+func finishing(cfg *config.Config) func() bool {
+	return func() bool {
+		st, err := store.Open(cfg.Store)
+		if err != nil {
+			return false
+		}
+		conns, err := finisher.Pending(st)
+		return err == nil && len(conns) > 0
+	}
+}
