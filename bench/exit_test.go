@@ -23,13 +23,14 @@ func BenchmarkRecordExit(b *testing.B) {
 	size := int64(envInt("ACPTAP_BENCH_EXIT_MIB", 8)) << 20
 	runs := envInt("ACPTAP_BENCH_EXIT_N", 20)
 	turns := acpgen.NewStream().TurnsFor(size)
-	var cat, tap, mapped []time.Duration
+	var cat, tap, mapped, wire []time.Duration
 	handed := -countHanded()
 	for b.Loop() {
 		for range runs {
 			cat = append(cat, runA2C(b, viaCat, turns).exit)
 			t := runA2C(b, viaAcptap, turns)
 			tap, mapped = append(tap, t.exit), append(mapped, t.mapped)
+			wire = append(wire, time.Duration(t.rec.WireMS*float64(time.Millisecond)))
 		}
 	}
 	handed += countHanded()
@@ -41,6 +42,8 @@ func BenchmarkRecordExit(b *testing.B) {
 	b.ReportMetric(ms(percentile(tap, 99)), "acptap-exit-p99-ms")
 	b.ReportMetric(ms(percentile(tap, 99)-percentile(cat, 99)), "added-exit-p99-ms")
 	b.ReportMetric(ms(percentile(mapped, 50)), "mapped-after-exit-p50-ms")
+	b.ReportMetric(ms(percentile(wire, 50)), "wire-after-exit-p50-ms")
+	b.ReportMetric(ms(percentile(wire, 99)), "wire-after-exit-p99-ms")
 	b.ReportMetric(float64(handed), "handed-over-runs")
 	b.ReportMetric(float64(len(tap)), "runs")
 }

@@ -115,6 +115,9 @@ type recorded struct {
 	Frames    uint64 `json:"frames"`
 	GapFrames uint64 `json:"gap_frames"`
 	Restarts  uint64 `json:"restarts"`
+	// WireMS: the agent exited → capture had written the wire log to its
+	// end (the part of the exit that is not mapping).
+	WireMS float64 `json:"wire_after_exit_ms"`
 }
 
 func readRecorded(b *testing.B, store string) recorded {

@@ -114,6 +114,7 @@ row "exit after the agent's last byte, acptap record, p99 (ms)" "$(fmt "$(m exit
 row "  p50 · p99 acptap (ms), backlog $(m exit $ex backlog-MiB) MiB" "$(fmt "$(m exit $ex acptap-exit-p50-ms)" 1) · $(fmt "$(m exit $ex acptap-exit-p99-ms)" 1)" ""
 row "  p50 · p99 cat, same run (ms)" "$(fmt "$(m exit $ex cat-exit-p50-ms)" 1) · $(fmt "$(m exit $ex cat-exit-p99-ms)" 1)" ""
 row "  added over cat, p99 (ms)" "$(fmt "$(m exit $ex added-exit-p99-ms)" 1)" ""
+row "  of which capture writing the queued wire log, p50 · p99 (ms)" "$(fmt "$(m exit $ex wire-after-exit-p50-ms)" 1) · $(fmt "$(m exit $ex wire-after-exit-p99-ms)" 1)" ""
 row "  runs handed to a finisher · runs; mapping done after exit, p50 (ms)" "$(m exit $ex handed-over-runs) · $(m exit $ex runs); $(fmt "$(m exit $ex mapped-after-exit-p50-ms)" 0)" ""
 row "  exit after the last byte, throughput runs: acptap · cat (s)" "$(fmt "$(m e2e $tp/dir=a2c acptap-exit-s/op)" 3) · $(fmt "$(m e2e $tp/dir=a2c cat-exit-s/op)" 3)" ""
 row "acptap rebuild vs one Python json.loads pass (ratio)" "$(fmt "$(m rebuild BenchmarkRebuild ratio)")" "≥ 1×" ">=" 1

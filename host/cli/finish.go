@@ -111,10 +111,8 @@ func spawnPendingFinisher(env *Env, c *common, st *store.Store, logger hclog.Log
 		return
 	}
 	args := append(append([]string{hiddenFinish}, c.args()...), "--store", st.Root(), "--pending")
-	if rerr, err := finisher.Spawn(env.Self, args, nil); err != nil {
+	if err := finisher.Spawn(env.Self, args, nil); err != nil {
 		logger.Error("pending connections left for the next command", "error", err)
-	} else if rerr != nil {
-		logger.Warn("finisher runs at the normal CPU priority", "error", rerr)
 	}
 }
 
@@ -147,6 +145,9 @@ func runFinish(env *Env, args []string) int {
 	}
 	defer closeQuietly(closer)
 	logger = logger.Named("finisher")
+	if err := finisher.LowerPriority(); err != nil {
+		logger.Warn("finisher runs at the normal CPU priority", "error", err)
+	}
 	st, err := store.Open(cfg.Store)
 	if err != nil {
 		logger.Error("store", "error", err)

@@ -144,6 +144,7 @@ type recorder struct {
 	sink      *pipeline.StoreSink
 	outbox    *aeprelay.Outbox
 	marker    *finisher.Marker // nil: no finisher can take over; record maps to the end
+	wireMS    float64          // agent exited → wire log complete, in ms
 }
 
 // setUp opens the log, the store and the wire log and starts the pipeline
@@ -206,33 +207,47 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 // hung plugin.
 func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code int) {
 	defer closeQuietly(r.logCloser)
+	agentGone := time.Now()
 	<-r.p.CaptureDone()
-	wireErr := r.p.CloseWire()
+	// How long capture took to write what the tee had queued when the agent
+	// exited: the part of acptap's exit that is not mapping.
+	r.wireMS = float64(time.Since(agentGone).Microseconds()) / 1000
 	if r.marker == nil {
+		wireErr := r.p.CloseWire()
 		stats, werr := r.p.Wait()
 		serr := r.sink.Close()
 		stopOutbox(r.outbox, r.cfg, r.logger)
 		r.logFinished(code, stats, errors.Join(wireErr, werr, serr))
 		return
 	}
-	deadline := time.NewTimer(mappingGrace)
-	defer deadline.Stop()
-	select {
-	case <-r.p.Mapped():
-		// The plugins are not waited for: they die with acptap.
-		stats := r.p.Snapshot()
-		serr := r.sink.Close()
-		if err := errors.Join(wireErr, serr); err == nil && r.outboxDrained(deadline.C) {
-			r.logFinished(code, stats, nil)
-			if err := r.marker.Done(); err != nil {
-				r.logger.Error("connection complete, but its pending marker stays (it will be mapped again)", "error", err)
+	// A mapping that is caught up finishes within the grace; one whose
+	// feeders are catching up from the wire log does not: it is handed
+	// over at once.
+	if !r.p.Behind() {
+		deadline := time.NewTimer(mappingGrace)
+		defer deadline.Stop()
+		select {
+		case <-r.p.Mapped():
+			// The plugins are not waited for: they die with acptap.
+			wireErr := r.p.CloseWire()
+			stats := r.p.Snapshot()
+			serr := r.sink.Close()
+			if err := errors.Join(wireErr, serr); err == nil && r.outboxDrained(deadline.C) {
+				r.logFinished(code, stats, nil)
+				if err := r.marker.Done(); err != nil {
+					r.logger.Error("connection complete, but its pending marker stays (it will be mapped again)", "error", err)
+				}
+				return
 			}
-			return
+		case <-deadline.C:
 		}
-	case <-deadline.C:
 	}
 	// Hand over: stop the feeders and the sink (what they wrote is replaced
-	// by the finisher), and pass the locked marker on.
+	// by the finisher), and pass the locked marker on. The finisher syncs
+	// the wire log; the editor does not wait for the disk.
+	if err := r.p.CloseWireNoSync(); err != nil {
+		r.logger.Error("wire log not closed cleanly; the finisher maps what it holds", "error", err)
+	}
 	cancel()
 	_ = r.sink.Close()
 	stats := r.p.Snapshot()
@@ -240,15 +255,14 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 		r.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)
 	}
 	args := append(append([]string{hiddenFinish}, r.c.args()...), "--store", r.st.Root(), r.conn)
-	rerr, err := finisher.Spawn(r.env.Self, args, r.marker)
+	err := finisher.Spawn(r.env.Self, args, r.marker)
 	r.marker.Release()
 	if err != nil {
 		r.logger.Error("mapping not handed over; the next acptap command finishes it", "connection", r.conn, "error", err)
-	} else if rerr != nil {
-		r.logger.Warn("finisher runs at the normal CPU priority", "error", rerr)
 	}
 	r.logger.Info("recording finished; mapping handed to a finisher", "exit_code", code, "frames", stats.Frames,
-		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts)
+		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
+		"wire_after_exit_ms", r.wireMS, "handed_after_exit_ms", float64(time.Since(agentGone).Microseconds())/1000)
 }
 
 // sessions is what the pipeline asks the store of a session: with a marker,
@@ -288,7 +302,7 @@ func (r *recorder) outboxDrained(done <-chan time.Time) bool {
 func (r *recorder) logFinished(code int, stats pipeline.Stats, err error) {
 	r.logger.Info("recording finished", "exit_code", code, "frames", stats.Frames, "gap_frames", stats.GapFrames,
 		"revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
-		"diagnostics", r.sink.Diagnostics(), "streams", r.sink.Streams())
+		"diagnostics", r.sink.Diagnostics(), "streams", r.sink.Streams(), "wire_after_exit_ms", r.wireMS)
 	if err != nil {
 		r.logger.Error("recording incomplete", "error", err)
 	}

@@ -72,6 +72,11 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	}
 	hdr := r.Header()
 	r.Close()
+	// record closed the wire log without waiting for the disk (its exit
+	// does not wait on it): it is made durable before it is mapped.
+	if err := wire.SyncFile(path); err != nil {
+		log.Warn("wire log not synced", "connection", m.Conn, "error", err)
+	}
 	sink := pipeline.NewStoreSink(o.Store, log)
 	sink.Truncate = true
 	stopRelay := func() {}
@@ -180,23 +185,26 @@ const MarkerFD = 3
 
 // Spawn starts `self args…` as a detached finisher: its own session (out of
 // the editor's process group and terminal), stdio on /dev/null (it holds
-// none of the editor's pipes), a lower CPU priority, and, when m is not
-// nil, m's locked file on MarkerFD, so the lock passes to it without a
-// moment free. It does not wait for the child. reniceErr (not fatal) says
-// the finisher runs at the normal priority.
-func Spawn(self string, args []string, m *Marker) (reniceErr, err error) {
+// none of the editor's pipes), and, when m is not nil, m's locked file on
+// MarkerFD, so the lock passes to it without a moment free. It waits only
+// for the exec, which is why the child starts at the normal priority and
+// lowers its own (LowerPriority) as it starts.
+func Spawn(self string, args []string, m *Marker) error {
 	cmd := exec.Command(self, args...)
 	cmd.SysProcAttr = detach()
 	if m != nil {
 		cmd.ExtraFiles = []*os.File{m.File()}
 	}
-	reniceErr, err = priority.Start(cmd.Start, nil)
-	if err != nil {
-		return reniceErr, fmt.Errorf("start finisher: %w", err)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start finisher: %w", err)
 	}
 	_ = cmd.Process.Release()
-	return reniceErr, nil
+	return nil
 }
+
+// LowerPriority is the finisher's first step: it runs below the tees of
+// the recordings going on (package priority).
+func LowerPriority() error { return priority.LowerSelf() }
 
 // Inherited returns the marker file a finisher started by Spawn inherited,
 // made close-on-exec so the plugins it starts do not hold the lock.

@@ -489,11 +489,17 @@ func (p *Pipeline) Mapped() <-chan struct{} {
 	return mapped
 }
 
-// CloseWire closes the wire log once capture is done, without waiting for
-// the feeders (record hands a connection whose mapping is behind to a
-// finisher; the feeders go on reading the closed file until they are
-// stopped). It is idempotent.
-func (p *Pipeline) CloseWire() error {
+// CloseWire closes (and syncs) the wire log once capture is done, without
+// waiting for the feeders (record hands a connection whose mapping is
+// behind to a finisher; the feeders go on reading the closed file until
+// they are stopped). It is idempotent.
+func (p *Pipeline) CloseWire() error { return p.closeWire(true) }
+
+// CloseWireNoSync is CloseWire without waiting for stable storage (the
+// finisher syncs the file before it maps it).
+func (p *Pipeline) CloseWireNoSync() error { return p.closeWire(false) }
+
+func (p *Pipeline) closeWire(sync bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.wire == nil {
@@ -501,10 +507,27 @@ func (p *Pipeline) CloseWire() error {
 	}
 	w := p.wire
 	p.wire = nil
-	if err := w.Close(); err != nil {
+	close := w.Close
+	if !sync {
+		close = w.CloseNoSync
+	}
+	if err := close(); err != nil {
 		return fmt.Errorf("close wire log: %w", err)
 	}
 	return nil
+}
+
+// Behind says whether some feeder is catching up from the wire log: its
+// mapping will not finish at once.
+func (p *Pipeline) Behind() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.feeders {
+		if f.behind.Load() && !f.dead {
+			return true
+		}
+	}
+	return false
 }
 
 // Snapshot returns the counters as they are now.

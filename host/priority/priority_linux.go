@@ -2,7 +2,9 @@ package priority
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 )
 
@@ -50,4 +52,41 @@ func Nice(id int) (int, error) {
 		return 0, fmt.Errorf("getpriority: %w", err)
 	}
 	return 20 - p, nil
+}
+
+// LowerSelf moves every thread of this process to Target of its current
+// nice value. A process started at the normal priority lowers itself this
+// way when its start must not wait (the finisher: record waits for its
+// exec, which a child already at nice 10 on a busy machine is slow to
+// reach). Threads made later inherit the value from the thread that makes
+// them; the walk is repeated until no thread is left at the old value.
+func LowerSelf() error {
+	own, err := Nice(0)
+	if err != nil {
+		return err
+	}
+	target := Target(own)
+	for range 4 {
+		ents, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return fmt.Errorf("list threads: %w", err)
+		}
+		changed := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if n, err := Nice(tid); err == nil && n < target {
+				if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, target); err != nil {
+					return fmt.Errorf("setpriority: %w", err)
+				}
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+	}
+	return nil
 }

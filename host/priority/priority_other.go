@@ -12,3 +12,8 @@ const Supported = false
 func Start(start func() error, _ <-chan struct{}) (reniceErr, err error) {
 	return errors.New("lowering a child's priority is implemented on Linux only"), start()
 }
+
+// LowerSelf is not implemented here.
+func LowerSelf() error {
+	return errors.New("lowering the priority is implemented on Linux only")
+}
