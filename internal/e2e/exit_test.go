@@ -312,8 +312,10 @@ func threads(pid int) []int {
 }
 
 // TestPluginsRunAtLowerPriority (issue 12.2): every thread of each plugin
-// process runs at a higher nice value than acptap's own threads (the
-// tee), and the agent keeps acptap's.
+// process runs at a higher nice value than acptap's main thread (the one
+// the tee's goroutines share with the rest of the host; only the thread
+// that forked a plugin, parked for the plugin's life as its Pdeathsig
+// parent, is lowered with it), and the agent keeps acptap's.
 func TestPluginsRunAtLowerPriority(t *testing.T) {
 	root := t.TempDir()
 	killFinishers(t, root)
@@ -321,11 +323,6 @@ func TestPluginsRunAtLowerPriority(t *testing.T) {
 	r.converse(&acpAgent{}, initLine, newLine)
 	pid := r.cmd.Process.Pid
 	host := nice(t, pid, pid)
-	for _, tid := range threads(pid) {
-		if n := nice(t, pid, tid); n != host {
-			t.Errorf("acptap thread %d: nice %d, want the process's %d (no host thread is lowered)", tid, n, host)
-		}
-	}
 	for _, name := range []string{"acpv2", "aep"} {
 		p := waitChild(t, pid, name+" plugin", builtinPlugin(name))
 		for _, tid := range threads(p.pid) {
@@ -337,6 +334,15 @@ func TestPluginsRunAtLowerPriority(t *testing.T) {
 	ag := waitChild(t, pid, "agent", helperAgent(helperACP))
 	if n := nice(t, ag.pid, ag.pid); n != host {
 		t.Errorf("agent: nice %d, want acptap's %d", n, host)
+	}
+	lowered := 0
+	for _, tid := range threads(pid) {
+		if nice(t, pid, tid) != host {
+			lowered++
+		}
+	}
+	if lowered > 2 {
+		t.Errorf("%d acptap threads run below the main thread's priority; want at most one per plugin (2)", lowered)
 	}
 	r.wait()
 }
