@@ -176,7 +176,7 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 			WirePath: r.st.WirePath(r.conn), Connection: r.conn, Agent: agent, Mode: sdk.ModeRecord,
 			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, r.logger), Sink: r.sink, Logger: r.logger, Sessions: r.sessions(),
+			Configs:         cat.Configs, Launch: launcherWith(cat, r.logger, pluginhost.LaunchBackground), Sink: r.sink, Logger: r.logger, Sessions: r.sessions(),
 			BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
 		})
 		r.logger.Info("recording", "connection", r.conn, "agent", agent, "wire", r.st.WirePath(r.conn))

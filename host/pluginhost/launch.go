@@ -37,8 +37,20 @@ type Instance struct {
 
 // Launch verifies and starts a plugin process and fingerprints it. Plugin
 // logs (hclog JSON on the plugin's stderr) are relayed into logger under the
-// plugin's name. The process is killed when the host process dies.
+// plugin's name. The process is killed when the host process dies. It runs
+// at the host's CPU priority (offline commands, whose plugins are the work).
 func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
+	return launch(ctx, spec, logger, false)
+}
+
+// LaunchBackground is Launch for record: the plugin is forked at a lower
+// CPU priority than the host (package priority), so that the tee's copy
+// path and capture win the CPU and the plugin catches up from the wire log.
+func LaunchBackground(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
+	return launch(ctx, spec, logger, true)
+}
+
+func launch(ctx context.Context, spec Spec, logger hclog.Logger, lower bool) (*Instance, error) {
 	sum, err := spec.Verify()
 	if err != nil {
 		return nil, err
@@ -65,15 +77,19 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 		SkipHostEnv:  true,
 		StartTimeout: HandshakeTimeout,
 	})
-	// The plugin is forked at a lower CPU priority than the host (package
-	// priority): the tee's copy path and capture win the CPU.
 	var m sdk.Mapper
-	hold := make(chan struct{})
-	reniceErr, err := priority.Start(func() error {
+	dispense := func() error {
 		var derr error
 		m, derr = sdk.Dispense(client)
 		return derr
-	}, hold)
+	}
+	hold := make(chan struct{})
+	var reniceErr error
+	if lower {
+		reniceErr, err = priority.Start(dispense, hold)
+	} else {
+		err = dispense()
+	}
 	if reniceErr != nil {
 		logger.Warn("plugin runs at the host's CPU priority", "plugin", spec.Name, "error", reniceErr)
 	}
