@@ -115,10 +115,10 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 const pollEvery = 20 * time.Millisecond
 
 // CompleteAll completes every pending connection nobody maps. With wait, it
-// also waits for those another process maps (a finisher still running) and
-// completes them if that process died first, so that afterwards the store
-// holds every connection's outputs; without, it leaves them to their
-// holder. It returns what it completed; it goes on after an error and
+// also waits for those a finisher is mapping (and completes them if it died
+// first), so that afterwards the store holds every finished connection's
+// outputs; a connection still recording is never waited for. Without wait,
+// it leaves held connections to their holder. It returns what it completed; it goes on after an error and
 // returns them all.
 func CompleteAll(ctx context.Context, o Options, wait bool) ([]Result, error) {
 	conns, err := Pending(o.Store)
@@ -156,7 +156,10 @@ func lockPending(ctx context.Context, st *store.Store, c string, wait bool) (*Ma
 		if !wait {
 			return nil, nil
 		}
-		if _, err := os.Stat(Path(st, c)); errors.Is(err, fs.ErrNotExist) {
+		// Held and still recording: a live connection, which may run for
+		// hours; its outputs are written as it goes, so nothing waits for it.
+		s, ok := readState(Path(st, c))
+		if !ok || s.State == stateRecording {
 			return nil, nil
 		}
 		select {

@@ -1,8 +1,10 @@
 package finisher
 
 import (
+	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/acptap/acptap/host/store"
 )
@@ -86,4 +88,21 @@ func TestMayWrite(t *testing.T) {
 	}
 	rec.Release()
 	fin.Release()
+}
+
+// TestCompleteAllSkipsLiveRecording: a command that finishes pending
+// connections does not wait for one that is still recording.
+func TestCompleteAllSkipsLiveRecording(t *testing.T) {
+	st, _ := store.Open(t.TempDir())
+	live, err := Create(st, "c-live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := CompleteAll(ctx, Options{Store: st}, true)
+	if err != nil || len(res) != 0 {
+		t.Fatalf("CompleteAll = %v, %v; want nothing done, at once", res, err)
+	}
 }
