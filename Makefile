@@ -7,10 +7,14 @@ test: node-deps
 	go vet ./...
 	go test -count=1 ./...
 
-node-deps: testdata/sdk/node_modules/.package-lock.json
+node-deps: testdata/sdk/node_modules/.package-lock.json testdata/sdk24/node_modules/.package-lock.json
 
 testdata/sdk/node_modules/.package-lock.json: testdata/sdk/package.json testdata/sdk/package-lock.json
 	cd testdata/sdk && npm ci --no-audit --no-fund --loglevel=error
+
+# The peers of the newer ACP v2 draft (2.0.0-alpha.13): SDK 2.4.0.
+testdata/sdk24/node_modules/.package-lock.json: testdata/sdk24/package.json testdata/sdk24/package-lock.json
+	cd testdata/sdk24 && npm ci --no-audit --no-fund --loglevel=error
 
 # acpx (a third-party ACP v1 client, pinned in testdata/acpx-replay) for the
 # tests of `acptap replay --serve` (internal/replaytest). `npm install` with

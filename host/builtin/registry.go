@@ -8,6 +8,7 @@ import (
 
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
+	"github.com/acptap/acptap/plugins/acpv2a13"
 	"github.com/acptap/acptap/plugins/aep"
 	"github.com/acptap/acptap/sdk"
 )
@@ -15,9 +16,10 @@ import (
 // Factories returns the built-in mappers by name.
 func Factories() map[string]func() sdk.Mapper {
 	return map[string]func() sdk.Mapper{
-		acpv1.Name: acpv1.New,
-		acpv2.Name: acpv2.New,
-		aep.Name:   aep.New,
+		acpv1.Name:    acpv1.New,
+		acpv2.Name:    acpv2.New,
+		acpv2a13.Name: acpv2a13.New,
+		aep.Name:      aep.New,
 	}
 }
 

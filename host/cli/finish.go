@@ -44,12 +44,13 @@ func mapOptions(cfg *config.Config, env *Env, logger hclog.Logger) (func(wire.He
 	if err != nil {
 		return nil, err
 	}
-	return func(wire.Header) pipeline.Options {
+	return func(hdr wire.Header) pipeline.Options {
 		return pipeline.Options{
 			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
 			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+			Routing: routing(cfg, cat, logger, hdr.Agent.Command),
 		}
 	}, nil
 }

@@ -25,8 +25,11 @@ type pluginReport struct {
 	Outputs      []string `json:"outputs,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
 	Revisions    []string `json:"revisions,omitempty"`
-	Starts       bool     `json:"starts"`
-	Error        string   `json:"error,omitempty"`
+	// ClaimedRevisions are the revisions the plugin maps because it claims
+	// them (Inputs) and the revisions table does not name them.
+	ClaimedRevisions []string `json:"claimedRevisions,omitempty"`
+	Starts           bool     `json:"starts"`
+	Error            string   `json:"error,omitempty"`
 }
 
 func runPlugins(env *Env, args []string) int {
@@ -34,7 +37,8 @@ func runPlugins(env *Env, args []string) int {
 	fs := newFlagSet(env, "plugins", "[flags]",
 		"Lists every plugin acptap can find (built-ins and acptap-plugin-<name> binaries on the plugin\n"+
 			"path), starts each one out of process to ask what it claims, and reports its checksum and\n"+
-			"the revisions it is configured for. Exits 1 when a configured plugin does not start.")
+			"the revisions it is configured for (REVISIONS; \"(claimed)\": the revisions table does not name\n"+
+			"the revision, so the plugins that claim it map it). Exits 1 when a configured plugin does not start.")
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -69,6 +73,13 @@ func runPlugins(env *Env, args []string) int {
 		r := probePlugin(cat, n)
 		r.Revisions = usedBy[n]
 		sort.Strings(r.Revisions)
+		if pc, ok := cfg.Plugins[n]; !ok || !pc.Disabled {
+			for _, in := range r.Inputs {
+				if _, configured := cfg.Revisions[in]; !configured {
+					r.ClaimedRevisions = append(r.ClaimedRevisions, in)
+				}
+			}
+		}
 		if !r.Starts && len(r.Revisions) > 0 {
 			failed = true
 		}
@@ -82,6 +93,10 @@ func runPlugins(env *Env, args []string) int {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tVERSION\tKIND\tCLAIMS\tOUTPUTS\tCAPABILITIES\tREVISIONS\tSTARTS\tSHA256\tPATH")
 		for _, r := range reports {
+			revs := r.Revisions
+			for _, c := range r.ClaimedRevisions {
+				revs = append(revs, c+" (claimed)")
+			}
 			starts := "yes"
 			if !r.Starts {
 				starts = "no: " + r.Error
@@ -95,7 +110,7 @@ func runPlugins(env *Env, args []string) int {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Version), r.Kind,
 				dash(strings.Join(r.Inputs, ",")), dash(strings.Join(r.Outputs, ",")), dash(strings.Join(r.Capabilities, ",")),
-				dash(strings.Join(r.Revisions, ",")), starts, dash(sum), r.Path)
+				dash(strings.Join(revs, ",")), starts, dash(sum), r.Path)
 		}
 		tw.Flush()
 	}

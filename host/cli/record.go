@@ -13,6 +13,7 @@ import (
 	"github.com/acptap/acptap/host/aeprelay"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/finisher"
+	"github.com/acptap/acptap/host/otlp"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
 	"github.com/acptap/acptap/host/store"
@@ -143,6 +144,7 @@ type recorder struct {
 	p         *pipeline.Pipeline
 	sink      *pipeline.StoreSink
 	outbox    *aeprelay.Outbox
+	exporter  *otlp.Exporter // OTLP export of the events the foreground maps (not the finisher's)
 	marker    *finisher.Marker // nil: no finisher can take over; record maps to the end
 	wireMS    float64          // agent exited → wire log complete, in ms
 }
@@ -172,12 +174,14 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 		}
 		r.sink = pipeline.NewStoreSink(r.st, r.logger)
 		r.outbox = attachOutbox(ctx, cfg, r.logger, r.sink)
+		r.exporter = attachOTLP(ctx, cfg, r.logger, r.st, r.sink)
 		r.p = pipeline.New(pipeline.Options{
 			WirePath: r.st.WirePath(r.conn), Connection: r.conn, Agent: agent, Mode: sdk.ModeRecord,
 			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
 			Configs:         cat.Configs, Launch: launcherWith(cat, r.logger, pluginhost.LaunchBackground), Sink: r.sink, Logger: r.logger, Sessions: r.sessions(),
 			BatchFrames: cfg.Tee.BatchFrames, Coalesce: cfg.Tee.Coalesce, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+			Routing: routing(cfg, cat, r.logger, agent),
 		})
 		r.logger.Info("recording", "connection", r.conn, "agent", agent, "wire", r.st.WirePath(r.conn))
 		if err = r.p.Start(ctx, queue); err != nil && r.marker != nil {
@@ -217,6 +221,7 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 		stats, werr := r.p.Wait()
 		serr := r.sink.Close()
 		stopOutbox(r.outbox, r.cfg, r.logger)
+		stopOTLP(r.exporter, r.cfg, r.logger)
 		r.logFinished(code, stats, errors.Join(wireErr, werr, serr))
 		return
 	}
@@ -233,6 +238,7 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 			stats := r.p.Snapshot()
 			serr := r.sink.Close()
 			if err := errors.Join(wireErr, serr); err == nil && r.outboxDrained(deadline.C) {
+				stopOTLP(r.exporter, r.cfg, r.logger)
 				r.logFinished(code, stats, nil)
 				if err := r.marker.Done(); err != nil {
 					r.logger.Error("connection complete, but its pending marker stays (it will be mapped again)", "error", err)
@@ -250,6 +256,9 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	}
 	cancel()
 	_ = r.sink.Close()
+	// What the exporter spooled is sent by the next run; the finisher's
+	// events are not exported (it would send the foreground's twice).
+	stopOTLP(r.exporter, r.cfg, r.logger)
 	stats := r.p.Snapshot()
 	if err := r.marker.HandOver(stats.Sessions); err != nil {
 		r.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)

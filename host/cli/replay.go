@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -241,11 +242,44 @@ func (p *replayPlugin) replayFile(ctx context.Context, path string, emit func(sd
 		return nil, err
 	}
 	defer f.Close()
-	return p.replay(ctx, f, emit)
+	return p.replayAs(ctx, f, streamTarget(f, p.target), emit)
 }
 
 func (p *replayPlugin) replay(ctx context.Context, r io.Reader, emit func(sdk.Output) error) ([]byte, error) {
-	report, err := p.rep.Replay(ctx, p.config, p.target, r, emit)
+	return p.replayAs(ctx, r, p.target, emit)
+}
+
+// streamTarget is the revision a stream is replayed to: when def is an
+// ACP v2 revision, the ACP v2 draft the stream's header names
+// (producer.source.formatVersion, e.g. "2.0.0-alpha.13" →
+// "acp/2@2.0.0-alpha.13"), so a stream of the newer draft is replayed as
+// that draft's frames; else def (an ACP v1 replay stays ACP v1). f is left
+// at its start.
+func streamTarget(f *os.File, def string) string {
+	if !strings.HasPrefix(def, "acp/2") {
+		return def
+	}
+	defer f.Seek(0, io.SeekStart)
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return def
+	}
+	var h struct {
+		Producer struct {
+			Source struct {
+				Format        string `json:"format"`
+				FormatVersion string `json:"formatVersion"`
+			} `json:"source"`
+		} `json:"producer"`
+	}
+	if json.Unmarshal(line, &h) != nil || h.Producer.Source.Format != "acp" || !strings.HasPrefix(h.Producer.Source.FormatVersion, "2.") {
+		return def
+	}
+	return "acp/2@" + h.Producer.Source.FormatVersion
+}
+
+func (p *replayPlugin) replayAs(ctx context.Context, r io.Reader, target string, emit func(sdk.Output) error) ([]byte, error) {
+	report, err := p.rep.Replay(ctx, p.config, target, r, emit)
 	if err != nil {
 		return nil, err
 	}

@@ -439,6 +439,9 @@ func (s *shower) record(g asr.Generic) error {
 		if len(st.Error) > 0 && string(st.Error) != "null" {
 			text += " " + p.c(sgrRed, "error: "+clip(string(st.Error), showMaxJSON))
 		}
+		if bg := backgroundWork(st.Native); bg != "" {
+			text += " " + p.c(sgrDim, "background: "+bg)
+		}
 		s.entry(g, text)
 	case asr.TypeCompaction:
 		var c asr.Compaction
@@ -725,4 +728,36 @@ func clipLines(s string, n int) string {
 		return s
 	}
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-n)
+}
+
+// backgroundWork names the background work a state record keeps in
+// native.record (the ACP v2 draft 2.0.0-alpha.13's state_update
+// background): "terminal t1, tool_call c1", "none" for [], "" when the
+// record has none.
+func backgroundWork(n *asr.Native) string {
+	if n == nil || len(n.Record) == 0 {
+		return ""
+	}
+	var u struct {
+		Background *[]map[string]any `json:"background"`
+	}
+	if json.Unmarshal(n.Record, &u) != nil || u.Background == nil {
+		return ""
+	}
+	if len(*u.Background) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, w := range *u.Background {
+		kind, _ := w["type"].(string)
+		id := ""
+		for _, k := range []string{"terminalId", "toolCallId", "sessionId"} {
+			if v, ok := w[k].(string); ok {
+				id = v
+				break
+			}
+		}
+		parts = append(parts, strings.TrimSpace(kind+" "+id))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -426,7 +426,7 @@ func (s *Scanner) wireLine(no int, line []byte) {
 		return
 	}
 	switch e.Type {
-	case wire.TypeSession:
+	case wire.TypeSession, wire.TypeRevision:
 		return
 	case wire.TypeGap:
 		at := e.At

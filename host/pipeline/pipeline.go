@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -35,7 +37,10 @@ type Options struct {
 	Mode       sdk.Mode
 	// Revisions maps an input revision to the plugins that run for it; the
 	// first that claims the revision is the primary ASR mapper.
-	Revisions       map[string][]string
+	Revisions map[string][]string
+	// Routing adds what plugins claim and what is configured for the
+	// agent command.
+	Routing         Routing
 	SchemaRevision  string
 	DefaultRevision string
 	// ForceRevision, when set, skips detection: the plugins of this
@@ -70,6 +75,43 @@ type Options struct {
 	// log ends (default: "agent exited" live, "end of wire log" in
 	// Rebuild); the finisher maps a recorded connection with the live one.
 	FinishReason string
+	// ResolveSessions (Rebuild only) maps the connection as a live run over
+	// Sessions would have: every session the connection names — at its
+	// session entry or, in a wire log without one, just before the frame
+	// that first names it — is observed through Sessions.Observe then, and
+	// the plugins are told what that returned, not what the entry says.
+	// OnSession (nil: none) hears of each, with the entry when there is one.
+	ResolveSessions bool
+	OnSession       func(SessionPoint)
+	// OnReadProblem (Rebuild only; nil: none) hears of every wire log line
+	// the rebuild could not map (see wire.Tolerant): a rebuild maps past a
+	// bad line, with a gap standing in for each entry lost.
+	OnReadProblem func(wire.Problem)
+}
+
+// SessionPoint is where a rebuilt connection first names a session.
+type SessionPoint struct {
+	ID string
+	// Seq is the session entry's, or the naming frame's when there is none.
+	Seq uint64
+	// Entry is the wire log's session entry; nil when the log has none.
+	Entry *wire.Session
+	// Resolved is what Sessions.Observe returned: what the plugins get.
+	Resolved wire.Session
+}
+
+// Routing is how a connection's revision and plugins are chosen beyond
+// the initialize exchange and the Revisions table.
+type Routing struct {
+	// Claims returns the plugins that claim a revision in their Info
+	// (Inputs), primary first; the pipeline asks it for a revision the
+	// Revisions table has no entry for. Nil: only the table counts.
+	Claims func(revision string) []string
+	// AgentSchemaRevision is the ACP v2 schema revision configured for
+	// this agent command (config agents.<AgentRule>.schema_revision): a
+	// protocol-2 connection whose initialize exchange shows no newer
+	// draft speaks it. Empty: SchemaRevision.
+	AgentSchemaRevision, AgentRule string
 }
 
 // Stats are the pipeline's counters.
@@ -98,7 +140,15 @@ type Pipeline struct {
 	wireSeq uint64
 	feeders []*feeder
 	det     *revisionDetector
+	detAt   time.Time // receipt time of the frame that decided the revision
 	tracker *sessionTracker
+
+	// Rebuild with ResolveSessions: the sessions each entry (by its seq)
+	// stands for, and the sessions to announce before a frame (by the
+	// frame's seq). Written before the feeders start, read-only after.
+	rebuilding bool
+	resolved   map[uint64]wire.Session
+	injected   map[uint64][]wire.Session
 
 	captureDone chan struct{}
 	wg          sync.WaitGroup
@@ -127,6 +177,7 @@ func New(opts Options) *Pipeline {
 		tracker:     newSessionTracker(),
 		captureDone: make(chan struct{}), finishReason: "agent exited",
 	}
+	p.det.agent, p.det.agentRule = opts.Routing.AgentSchemaRevision, opts.Routing.AgentRule
 	if opts.ForceRevision != "" {
 		p.det.finish(opts.ForceRevision, "forced by the caller")
 	}
@@ -162,9 +213,21 @@ func (p *Pipeline) wireTarget(f *feeder) (target uint64, caughtUp bool) {
 // Called with p.mu held.
 func (p *Pipeline) attach(ctx context.Context) {
 	rev := p.det.revision
-	names := p.opts.Revisions[rev]
+	names, configured := p.opts.Revisions[rev]
+	by := "revisions"
+	if !configured && p.opts.Routing.Claims != nil {
+		names, by = p.opts.Routing.Claims(rev), "claims"
+	}
 	p.stats.Revision = rev
-	p.log.Info("protocol revision", "revision", rev, "from", p.det.why, "plugins", names)
+	p.log.Info("protocol revision", "revision", rev, "from", p.det.why, "plugins", names, "selectedBy", by)
+	if p.wire != nil {
+		// At is the deciding frame's time (none when forced or decided at
+		// the end), so a converted log is the same bytes every time.
+		r := wire.Revision{At: p.detAt, Revision: rev, Reason: p.det.why, Plugins: names, SelectedBy: by}
+		if err := p.wire.AppendRevision(r); err != nil {
+			p.log.Error("wire log: revision entry not written", "error", err)
+		}
+	}
 	if len(names) == 0 {
 		p.log.Warn("no plugins configured for this revision; capture only", "revision", rev)
 	}
@@ -380,6 +443,7 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.It
 	}
 	p.wireSeq = e.Seq
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
+		p.detAt = e.At
 		p.attach(ctx)
 	}
 	return append(batch, e)
@@ -410,42 +474,78 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 }
 
 // Rebuild maps an existing wire log (no capture): the outputs a live run
-// would have written.
+// would have written. It reads past bad lines (Options.OnReadProblem).
 func (p *Pipeline) Rebuild(ctx context.Context) error {
 	p.finishReason = "end of wire log"
 	if p.opts.FinishReason != "" {
 		p.finishReason = p.opts.FinishReason
 	}
+	p.rebuilding = true
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
 		return err
 	}
-	for !p.det.done {
-		e, err := r.Next()
-		if err != nil {
+	tr := wire.NewTolerant(r, p.opts.OnReadProblem)
+	defer tr.Close()
+	for {
+		e, err := tr.Next()
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p.wirePath, err)
 		}
 		p.wireSeq = e.Seq
 		p.count(e)
-		if e.Type == wire.TypeFrame {
+		if !p.det.done && e.Type == wire.TypeFrame {
 			p.det.observe(e.Dir, e.Line)
 		}
-	}
-	for {
-		e, err := r.Next()
-		if err != nil {
-			break
+		if p.opts.ResolveSessions {
+			p.resolve(e)
 		}
-		p.wireSeq = e.Seq
-		p.count(e)
 	}
-	r.Close()
 	p.det.end()
 	p.mu.Lock()
 	p.attach(ctx)
 	p.mu.Unlock()
 	close(p.captureDone)
 	return nil
+}
+
+// resolve observes the sessions entry e names first, as appendSession does
+// live.
+func (p *Pipeline) resolve(e wire.Entry) {
+	if p.resolved == nil {
+		p.resolved, p.injected = map[uint64]wire.Session{}, map[uint64][]wire.Session{}
+	}
+	observe := func(id string, entry *wire.Session) wire.Session {
+		s := wire.Session{ID: id}
+		if p.opts.Sessions != nil {
+			o, err := p.opts.Sessions.Observe(id)
+			if err != nil {
+				p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
+			}
+			s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
+		}
+		if p.opts.OnSession != nil {
+			p.opts.OnSession(SessionPoint{ID: id, Seq: e.Seq, Entry: entry, Resolved: s})
+		}
+		return s
+	}
+	switch e.Type {
+	case wire.TypeSession:
+		if p.tracker.known[e.Session.ID] {
+			return // a second entry for a session: the plugins ignore it too
+		}
+		p.tracker.known[e.Session.ID] = true
+		entry := e.Session
+		p.resolved[e.Seq] = observe(entry.ID, &entry)
+	case wire.TypeFrame:
+		for _, id := range p.tracker.scan(e.Line) {
+			p.injected[e.Seq] = append(p.injected[e.Seq], observe(id, nil))
+			p.stats.Sessions = append(p.stats.Sessions, id)
+		}
+	}
 }
 
 // Wait waits for capture and every feeder to finish, closes the wire log,
@@ -544,7 +644,7 @@ func (p *Pipeline) Snapshot() Stats {
 func (p *Pipeline) count(e wire.Entry) {
 	if e.Type == wire.TypeSession {
 		p.stats.Sessions = append(p.stats.Sessions, e.Session.ID)
-		if c, ok := p.sink.(interface{ Continue(wire.Session) }); ok {
+		if c, ok := p.sink.(interface{ Continue(wire.Session) }); ok && !p.opts.ResolveSessions {
 			c.Continue(e.Session)
 		}
 		return

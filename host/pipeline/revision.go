@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/acptap/acptap/sdk"
 )
@@ -17,13 +18,17 @@ const maxDetectLines = 64
 // answer falls back to the client's request.
 type revisionDetector struct {
 	schemaRevision string
-	fallback       string
-	reqID          string
-	reqVersion     int
-	lines          int
-	done           bool
-	revision       string
-	why            string
+	// agent is the schema revision configured for this agent command
+	// (config agents.<rule>.schema_revision), for a protocol-2 connection
+	// whose initialize exchange shows no evidence of a draft.
+	agent, agentRule string
+	fallback         string
+	reqID            string
+	reqVersion       int
+	lines            int
+	done             bool
+	revision         string
+	why              string
 }
 
 func newRevisionDetector(schemaRevision, fallback string) *revisionDetector {
@@ -46,8 +51,56 @@ type initMsg struct {
 	} `json:"params"`
 	Result *struct {
 		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
 	} `json:"result"`
 	Error json.RawMessage `json:"error"`
+}
+
+// draftEvidence are the members of an ACP v2 initialize response's
+// capabilities that only a newer v2 draft defines, and that draft: all
+// drafts say protocolVersion 2, so the capabilities are what tells them
+// apart. The first present (not null) decides.
+var draftEvidence = []struct {
+	path     []string
+	revision string
+}{
+	{[]string{"session", "title"}, "2.0.0-alpha.13"},
+	{[]string{"session", "archive"}, "2.0.0-alpha.13"},
+	{[]string{"session", "status"}, "2.0.0-alpha.13"},
+	{[]string{"auth", "status"}, "2.0.0-alpha.13"},
+}
+
+// evidence returns the draft the capabilities show, and the member that
+// shows it.
+func evidence(caps json.RawMessage) (revision, member string) {
+	for _, e := range draftEvidence {
+		v := caps
+		for _, k := range e.path {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(v, &m) != nil {
+				v = nil
+				break
+			}
+			v = m[k]
+		}
+		if len(v) > 0 && string(v) != "null" {
+			return e.revision, "capabilities." + strings.Join(e.path, ".")
+		}
+	}
+	return "", ""
+}
+
+// v2Revision is the input revision of a protocol-2 connection: the draft
+// the initialize response's capabilities show, else the agent's configured
+// draft, else the default schema revision; and why.
+func (d *revisionDetector) v2Revision(caps json.RawMessage, from string) (string, string) {
+	if rev, member := evidence(caps); rev != "" {
+		return Revision(2, rev), from + ": " + member + " is only in ACP v2 draft " + rev
+	}
+	if d.agent != "" {
+		return Revision(2, d.agent), from + " shows no newer draft; agents." + d.agentRule + ".schema_revision"
+	}
+	return Revision(2, d.schemaRevision), from + " shows no newer draft; the default schema_revision"
 }
 
 // observe looks at one line; it reports true once the revision is known.
@@ -74,8 +127,14 @@ func (d *revisionDetector) observe(dir sdk.Direction, line []byte) bool {
 		}
 		if m.Result != nil {
 			if v, err := strconv.Atoi(string(m.Result.ProtocolVersion)); err == nil && v > 0 {
+				if v == 2 {
+					return d.finish(d.v2Revision(m.Result.Capabilities, "initialize response"))
+				}
 				return d.finish(Revision(v, d.schemaRevision), "initialize response")
 			}
+		}
+		if d.reqVersion == 2 {
+			return d.finish(d.v2Revision(nil, "initialize request (the response gave no version)"))
 		}
 		if d.reqVersion > 0 {
 			return d.finish(Revision(d.reqVersion, d.schemaRevision), "initialize request (the response gave no version)")
@@ -93,6 +152,10 @@ func (d *revisionDetector) finish(rev, why string) bool {
 // end is called at end of input: whatever was learned decides.
 func (d *revisionDetector) end() {
 	if d.done {
+		return
+	}
+	if d.reqVersion == 2 {
+		d.finish(d.v2Revision(nil, "initialize request (no response seen)"))
 		return
 	}
 	if d.reqVersion > 0 {

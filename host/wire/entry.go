@@ -87,6 +87,9 @@ type Entry struct {
 	Gap sdk.Gap
 	// Session describes a TypeSession entry.
 	Session Session
+	// Revision describes a TypeRevision entry (ParseEntry only: a Reader
+	// passes over them, see Reader.Revision).
+	Revision Revision
 }
 
 // Session is a TypeSession entry: the session's ID, how many connections

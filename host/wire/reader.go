@@ -22,6 +22,15 @@ type Reader struct {
 	lineNo int
 	seq    uint64
 	done   bool
+	rev    *Revision // the last revision entry read
+}
+
+// Revision returns the last revision entry Next passed over.
+func (r *Reader) Revision() (Revision, bool) {
+	if r.rev == nil {
+		return Revision{}, false
+	}
+	return *r.rev, true
 }
 
 // Open opens the wire log at path and reads its header line.
@@ -120,12 +129,23 @@ func (r *Reader) Next() (Entry, error) {
 		r.done = true
 		return Entry{}, err
 	}
+	for bytes.Contains(line, []byte(`"revision"`)) && isRevision(line) {
+		rev, err := parseRevision(line)
+		if err != nil {
+			return Entry{}, fmt.Errorf("wire log line %d: revision: %w", r.lineNo, err)
+		}
+		r.rev = &rev
+		if line, err = r.readLine(); err != nil {
+			r.done = true
+			return Entry{}, err
+		}
+	}
 	e, err := decodeEntry(line)
 	if err != nil {
-		return Entry{}, fmt.Errorf("wire log line %d: %w", r.lineNo, err)
+		return Entry{}, &LineError{Line: r.lineNo, Bytes: len(line), Dir: guessDir(line), Err: err}
 	}
 	if e.Seq != r.seq+1 {
-		return Entry{}, fmt.Errorf("wire log line %d: seq %d, want %d", r.lineNo, e.Seq, r.seq+1)
+		return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
 	}
 	r.seq = e.Seq
 	return e, nil
@@ -135,6 +155,10 @@ func decodeEntry(line []byte) (Entry, error) {
 	var j entryJSON
 	if err := json.Unmarshal(line, &j); err != nil {
 		return Entry{}, err
+	}
+	if j.Type == TypeRevision {
+		rev, err := parseRevision(line)
+		return Entry{Type: TypeRevision, Revision: rev}, err
 	}
 	e := Entry{Type: j.Type, Seq: j.Seq, NoLF: j.NoLF}
 	var ok bool

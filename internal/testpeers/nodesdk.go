@@ -33,7 +33,20 @@ func ModuleRoot(t testing.TB) string {
 // (`cd testdata/sdk && npm ci`).
 func NodeSDKDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(ModuleRoot(t), "testdata", "sdk")
+	return nodeDir(t, "sdk")
+}
+
+// NodeSDK24Dir returns the absolute path of testdata/sdk24, the Node test
+// peers on @agentclientprotocol/sdk 2.4.0 (the ACP v2 draft
+// 2.0.0-alpha.13), skipping as NodeSDKDir does.
+func NodeSDK24Dir(t testing.TB) string {
+	t.Helper()
+	return nodeDir(t, "sdk24")
+}
+
+func nodeDir(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(ModuleRoot(t), "testdata", name)
 	// In CI (CI=true, set by .ci/run) a missing peer is a failure, never a
 	// silent skip: `make test` installs it.
 	skip := t.Skipf
@@ -44,7 +57,7 @@ func NodeSDKDir(t testing.TB) string {
 		skip("node is not on PATH: the tests against the official ACP SDK (testdata/sdk) cannot run")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
-		skip("%s is missing: run `make node-deps` (cd testdata/sdk && npm ci) to enable the tests against the official ACP SDK", filepath.Join(dir, "node_modules"))
+		skip("%s is missing: run `make node-deps` (cd testdata/%s && npm ci) to enable the tests against the official ACP SDK", filepath.Join(dir, "node_modules"), name)
 	}
 	return dir
 }
@@ -109,7 +122,13 @@ type SDKResult struct {
 // check ExitCode and the summary yourself, or call RequireOK.
 func RunSDKClient(t testing.TB, client string, clientArgs, agentArgv []string) *SDKResult {
 	t.Helper()
-	dir := NodeSDKDir(t)
+	return RunSDKClientIn(t, NodeSDKDir(t), client, clientArgs, agentArgv)
+}
+
+// RunSDKClientIn is RunSDKClient for a client in another peer directory
+// (NodeSDK24Dir).
+func RunSDKClientIn(t testing.TB, dir, client string, clientArgs, agentArgv []string) *SDKResult {
+	t.Helper()
 	tmp := t.TempDir()
 	summary := filepath.Join(tmp, "summary.json")
 	trace := filepath.Join(tmp, "trace.jsonl")

@@ -13,6 +13,8 @@ const (
 	V1 = acpschema.V1
 	// V2 is the ACP v2 draft 2.0.0-alpha.9, full unstable schema.
 	V2 = acpschema.V2
+	// V2Alpha13 is the newer ACP v2 draft 2.0.0-alpha.13 (SDK 2.4.0).
+	V2Alpha13 = acpschema.V2Alpha13
 )
 
 // SchemaBytes returns the embedded official schema for v.

@@ -12,6 +12,12 @@ import (
 
 var _ sdk.Replayer = mapper{}
 
+// ReplayAlpha13 is the newer ACP v2 draft the plugin also replays to (a
+// stream recorded by acpv2a13 names it): the same session/update
+// notifications, and a terminal's size (_org.acptap/size) as the draft's
+// terminal_update.size.
+const ReplayAlpha13 = acpreplay.TargetAlpha13
+
 // Replay turns an ASR stream into ACP v2 session/update notifications, as
 // an agent replays history on session/resume with replayFrom {type:
 // "start"} (ASR-724…731), and returns the loss report: the replay engine

@@ -37,7 +37,7 @@ type pending struct {
 // their response.
 func keepsParams(method string) bool {
 	switch method {
-	case "session/new", "session/fork", "session/load", "session/resume", "session/close", "session/delete":
+	case "session/new", "session/fork", "session/load", "session/resume", "session/close", "session/delete", "session/archive":
 		return true
 	}
 	return false
@@ -45,24 +45,27 @@ func keepsParams(method string) bool {
 
 // conn maps one connection.
 type conn struct {
-	s        settings
-	conn     string
-	v2       bool
-	sessions map[string]*sess
-	laneID   string
-	pending  map[pendKey]*pending
-	order    []pendKey
-	elicit   map[string]string // URL-mode elicitationId → session
-	lastAt   time.Time
-	lastSeq  uint64
-	outs     []sdk.Output
-	finished bool
+	s    settings
+	conn string
+	v2   bool
+	// archiveCloses: the revision's session/archive closes an active
+	// session (alpha.13).
+	archiveCloses bool
+	sessions      map[string]*sess
+	laneID        string
+	pending       map[pendKey]*pending
+	order         []pendKey
+	elicit        map[string]string // URL-mode elicitationId → session
+	lastAt        time.Time
+	lastSeq       uint64
+	outs          []sdk.Output
+	finished      bool
 }
 
 var _ sdk.Session = (*conn)(nil)
 
 func newConn(s settings, req sdk.StartRequest) *conn {
-	c := &conn{s: s, conn: req.Connection, v2: strings.HasPrefix(req.Input, "acp/2"),
+	c := &conn{s: s, conn: req.Connection, v2: strings.HasPrefix(req.Input, "acp/2"), archiveCloses: req.Input == InputAlpha13,
 		sessions: map[string]*sess{}, pending: map[pendKey]*pending{}, elicit: map[string]string{}}
 	if s.lane {
 		c.laneID = "acp-conn"

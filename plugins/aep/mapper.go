@@ -17,7 +17,13 @@ const (
 )
 
 // Inputs are the protocol revisions the plugin maps.
-var Inputs = []string{"acp/1", "acp/2@2.0.0-alpha.9", "acp-v1-log"}
+var Inputs = []string{"acp/1", "acp/2@2.0.0-alpha.9", InputAlpha13, "acp-v1-log"}
+
+// InputAlpha13 is the newer ACP v2 draft (SDK 2.3.0/2.4.0). It maps as
+// alpha.9 does, and a session/archive of a session open on the connection
+// ends it as session/close does (the draft: archiving an active session
+// closes it first); its other additions are x.acp.* events.
+const InputAlpha13 = "acp/2@2.0.0-alpha.13"
 
 type mapper struct{}
 

@@ -34,10 +34,13 @@ func (c *conn) response(f *sdk.Frame, m msg, p *pending) []*draft {
 		return []*draft{c.sessionStarted(st, p, "", m)}
 	case "session/prompt":
 		return c.promptResponse(f, c.session(sid), m, p)
-	case "session/close", "session/delete":
+	case "session/close", "session/delete", "session/archive":
 		st := c.session(sid)
 		if m.kind != kindResult {
 			return nil
+		}
+		if p.method == "session/archive" && (!c.archiveCloses || !st.opened) {
+			return nil // an archive that closes nothing: its request was x.acp.session.archive
 		}
 		ds := c.dismissAll(st)
 		if st.ended {
@@ -59,6 +62,7 @@ func (c *conn) response(f *sdk.Frame, m msg, p *pending) []*draft {
 // sessionStarted is session.started: the client, and from redacted up the
 // working directory of the request.
 func (c *conn) sessionStarted(st *sess, p *pending, parent string, m msg) *draft {
+	st.opened = true
 	d := c.newDraft(st, "session.started", "info")
 	d.run = ""
 	d.data = obj{"client": obj{"name": Agent}}

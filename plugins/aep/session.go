@@ -34,6 +34,7 @@ type sess struct {
 	attOrder  []string              // the keys of attention, in the order raised
 	compacted map[string]bool       // compactionIds seen completed: ids only
 	replaying int                   // session/load or session/resume requests awaiting their response
+	opened    bool                  // session.started was written on this connection
 	ended     bool
 }
 

@@ -28,15 +28,18 @@ type conn struct {
 	pending map[pendingKey]*pending
 	elicit  map[string]*stream // URL-mode elicitationId → stream
 	spawned map[string]string  // subagent session → parent (subagent_update, ASR-721)
-	agent   *agentInfo
-	gap     bool         // a capture gap was seen on this connection
-	schema  *schemaCheck // nil until the first line frame Map checks
-	ord     uint64
-	cur     *sdk.Frame
-	hint    Hint      // the current frame's, when a translator made it
-	ripe    []ripeEnt // entities due a partial snapshot after the frame
-	out     []sdk.Output
-	done    bool
+	// childRoots are a subagent's workspace roots from its subagent_update
+	// (Options.SubagentRoots), until its stream is opened.
+	childRoots map[string][]string
+	agent      *agentInfo
+	gap        bool         // a capture gap was seen on this connection
+	schema     *schemaCheck // nil until the first line frame Map checks
+	ord        uint64
+	cur        *sdk.Frame
+	hint       Hint      // the current frame's, when a translator made it
+	ripe       []ripeEnt // entities due a partial snapshot after the frame
+	out        []sdk.Output
+	done       bool
 }
 
 type agentInfo struct {
@@ -119,6 +122,31 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 	return c.take(), nil
 }
 
+// mapChecked checks wire, then maps frames in its place.
+func (c *conn) mapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.done {
+		return nil, errFinished
+	}
+	c.safely(func() {
+		c.checkedAs(&wire, func() {
+			for i := range frames {
+				t := &frames[i]
+				c.safely(func() {
+					c.hint = t.Hint
+					defer func() { c.hint = Hint{} }()
+					c.translated(&t.Frame)
+				})
+			}
+		})
+	})
+	c.safely(c.snapshotRipe)
+	c.cur = nil
+	return c.take(), nil
+}
+
 // translated maps one translated frame: the losses its hint names are
 // declared first; an audit hint makes it an audit-only record.
 func (c *conn) translated(f *sdk.Frame) {
@@ -165,6 +193,7 @@ func (c *conn) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
 	for _, s := range c.list {
 		c.safely(func() {
 			s.endReplay(time.Time{}, nil)
+			s.releaseHeld()
 			s.flush()
 		})
 	}

@@ -4,7 +4,9 @@
 package acpasr
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/acptap/acptap/sdk"
@@ -60,6 +62,14 @@ func (s *stream) subagentUpdate(f *sdk.Frame, u obj) bool {
 	} else if p, known := c.prior[child]; known && p.header != nil && (p.header.Lineage == nil || p.header.Lineage.SpawnedBy == nil) {
 		c.diag(sdk.SeverityWarning, child, "child stream already stored without lineage.spawnedBy", "its header is not rewritten")
 	}
+	if _, st := u.str("cwd"); st == valid && c.opts.SubagentRoots {
+		if _, open := c.streams[child]; !open {
+			if c.childRoots == nil {
+				c.childRoots = map[string][]string{}
+			}
+			c.childRoots[child] = c.roots("subagent_update", u)
+		}
+	}
 	e := s.entity(asr.TypeSubagent, child, false, f, func() body { return &subagent{child: child} })
 	a := e.b.(*subagent)
 	s.patchStr("subagent_update", u, "toolCallId", &a.callID)
@@ -76,7 +86,7 @@ func (s *stream) subagentUpdate(f *sdk.Frame, u obj) bool {
 // only that session's side is ever written: no session or message id is
 // invented. At alpha.9 an omitted or null sender or recipient keeps the
 // value known for the message.
-func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMessage) bool {
+func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, raw json.RawMessage) bool {
 	id, st := u.str("messageId")
 	if st != valid {
 		s.c.diag(sdk.SeverityWarning, s.id, kind+": messageId missing or not a string", "kept as an audit record")
@@ -101,10 +111,24 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	if rst != valid && known != nil {
 		recipient = known.to
 	}
+	chunk := kind == "session_message_chunk"
+	if chunk && s.c.opts.HoldChunks && known == nil && !s.outbound[id] && sender == "" && recipient == "" &&
+		blockProblem(u["content"]) == "" {
+		s.hold(f, id, raw)
+		return true
+	}
+	var held []heldChunk // chunks of this message that came before its first upsert
+	if !chunk {
+		if held = s.held[id]; len(held) > 0 {
+			delete(s.held, id)
+			s.heldN -= len(held)
+		}
+	}
 	switch {
 	case sender == s.id || s.outbound[id]:
 		// The sending side: recorded as the update itself (ASR-735, ASR-710).
 		s.outbound[id] = true
+		s.auditHeld(held)
 		return false
 	case recipient == s.id, recipient == "" && sender != "":
 	case s.replaying && s.copyFrom != "" && recipient == s.copyFrom:
@@ -113,9 +137,9 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	default:
 		s.c.diag(sdk.SeverityWarning, s.id, kind+" names neither this session as its recipient nor as its sender",
 			"kept as an audit record (sender "+strconv.Quote(sender)+", recipient "+strconv.Quote(recipient)+")")
+		s.auditHeld(held)
 		return false
 	}
-	chunk := kind == "session_message_chunk"
 	var block json.RawMessage
 	var items []json.RawMessage
 	contentSt := missing
@@ -136,9 +160,21 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	if recipient == "" {
 		recipient = s.id
 	}
-	e := s.entity(asr.TypeMessage, id, true, f, func() body {
+	mk := func() body {
 		return &message{id: id, role: "user", author: "agent", origin: "inter_session", inter: true, to: recipient}
-	})
+	}
+	for i, h := range held {
+		// The chunks came first: the message begins at the first of
+		// them, and holds them before the upsert's patch.
+		e := s.entity(asr.TypeMessage, id, true, &h.frame, mk)
+		if i == 0 {
+			s.backdate(e, h.ord, h.frame.At)
+		}
+		m := e.b.(*message)
+		m.content.chunk(h.block)
+		m.chunked, m.contentSeen = true, true
+	}
+	e := s.entity(asr.TypeMessage, id, true, f, mk)
 	m := e.b.(*message)
 	if rst == valid {
 		m.to = recipient
@@ -158,9 +194,69 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, _ json.RawMess
 	}
 	if !chunk {
 		m.meta.fold(s, u)
+		if s.c.opts.MessageRefs {
+			switch v, st := u.str("senderMessageId"); st {
+			case valid:
+				m.fromMsg = v
+			case isNull:
+				m.fromMsg = ""
+			case invalid:
+				s.c.diag(sdk.SeverityWarning, s.id, kind+": senderMessageId is not a string", "treated as absent")
+			}
+		}
 	}
 	if m.from == "" {
 		s.c.diag(sdk.SeverityInfo, s.id, kind+": the sender session is not named", "the message has no from")
 	}
 	return true
+}
+
+// heldChunk is a session_message_chunk waiting for an upsert of its
+// message (Options.HoldChunks).
+type heldChunk struct {
+	frame sdk.Frame // Data dropped: raw is the update
+	raw   json.RawMessage
+	block json.RawMessage
+	ord   uint64
+}
+
+// maxHeld bounds the chunks a stream holds; past it they are all
+// released as audit records.
+const maxHeld = 4096
+
+// hold keeps a chunk whose message no upsert has named yet.
+func (s *stream) hold(f *sdk.Frame, id string, raw json.RawMessage) {
+	if s.held == nil {
+		s.held = map[string][]heldChunk{}
+	}
+	var u struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &u)
+	g := *f
+	g.Data = nil
+	s.held[id] = append(s.held[id], heldChunk{frame: g, raw: compact(raw), block: compact(u.Content), ord: s.c.ord})
+	s.heldN++
+	if s.heldN > maxHeld {
+		s.c.diag(sdk.SeverityWarning, s.id, "session_message_chunks held past the bound", "released as audit records: no upsert named their messages")
+		s.releaseHeld()
+	}
+}
+
+// releaseHeld writes every held chunk as an audit record, in the order
+// they arrived (the connection ends, or the bound is reached).
+func (s *stream) releaseHeld() {
+	var all []heldChunk
+	for _, h := range s.held {
+		all = append(all, h...)
+	}
+	slices.SortFunc(all, func(a, b heldChunk) int { return cmp.Compare(a.ord, b.ord) })
+	s.held, s.heldN = nil, 0
+	s.auditHeld(all)
+}
+
+func (s *stream) auditHeld(held []heldChunk) {
+	for i := range held {
+		s.audit(&held[i].frame, "session_message_chunk", held[i].raw)
+	}
 }

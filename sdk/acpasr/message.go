@@ -25,7 +25,10 @@ type message struct {
 	// An inter-session message received by this session (ASR-735).
 	inter bool
 	from  string // the sender session, when ACP names it
-	to    string // the recipient session: this one, or a fork's parent
+	// fromMsg is the message's id in the sender's transcript
+	// (senderMessageId, Options.MessageRefs).
+	fromMsg string
+	to      string // the recipient session: this one, or a fork's parent
 }
 
 // Flags of a message that no update carries: a prompt's origin and author,
@@ -86,7 +89,7 @@ func (m *message) parts(s *stream) []part {
 	}
 	if m.inter {
 		if m.from != "" {
-			rec.From = &asr.SessionRef{Session: m.from}
+			rec.From = &asr.SessionRef{Session: m.from, MessageID: m.fromMsg}
 		}
 		rec.Recipients = []asr.Recipient{{Actor: asr.SessionRef{Session: m.to}}}
 	}

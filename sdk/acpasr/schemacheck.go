@@ -19,8 +19,9 @@ const lossNonconforming = "_org.acptap/nonconforming_frames"
 const summaryNonconforming = "frame does not conform to the ACP schema"
 
 // schemaCheck follows the connection's conversation for the schema check.
-// Only Map (ACP v2 frames) checks: a translator's frames (MapTranslated)
-// are not the wire's, so they are not checked against the v2 schema.
+// Only Map (ACP v2 frames) and MapChecked (the wire frame a translator
+// maps) check: a translator's frames (MapTranslated) are not the wire's,
+// so they are not checked against the v2 schema.
 type schemaCheck struct {
 	off bool
 	chk *acpschema.Checker
@@ -33,9 +34,16 @@ func (c Config) checkSchema() bool { return c.CheckSchema == nil || *c.CheckSche
 // conform to the ACP v2 schema is still mapped, with a warning diagnostic,
 // and the sessions it names declare lossNonconforming (ASR-722).
 func (c *conn) checkedFrame(f *sdk.Frame) {
+	c.checkedAs(f, func() { c.frame(f) })
+}
+
+// checkedAs checks f and runs mapIt, which maps f (or what stands for it):
+// streams open before declare a nonconforming frame first, streams mapIt
+// opens right after.
+func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 	msg, entries := c.checkFrame(f)
 	if msg == "" {
-		c.frame(f)
+		mapIt()
 		return
 	}
 	sessions := frameSessions(f.Data, entries)
@@ -55,7 +63,8 @@ func (c *conn) checkedFrame(f *sdk.Frame) {
 			later = append(later, id)
 		}
 	}
-	c.frame(f)
+	mapIt()
+	c.cur = f
 	for _, id := range later {
 		if s, ok := c.streams[id]; ok {
 			s.declare([]string{lossNonconforming}, when{at: f.At, replayed: s.replaying}, []uint64{f.Seq})
@@ -82,7 +91,11 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 	if c.schema == nil {
 		c.schema = &schemaCheck{off: !c.cfg.checkSchema()}
 		if !c.schema.off {
-			chk, err := acpschema.NewChecker(acpschema.V2)
+			v := c.opts.Schema
+			if v == 0 {
+				v = acpschema.V2
+			}
+			chk, err := acpschema.NewChecker(v)
 			if err != nil {
 				c.schema.off = true
 				c.cur = f

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -50,6 +51,31 @@ type Options struct {
 	// config_change with its mode. Without it that kind, unknown to ACP v2,
 	// is an audit-only record (ASR-710).
 	ModeUpdates bool
+	// Schema is the ACP schema the per-frame check uses (Map, MapChecked);
+	// zero means acpschema.V2 (alpha.9).
+	Schema acpschema.Version
+	// StateNative lists state_update members the ASR state record has no
+	// field for (the newer draft's "background"): when an update has one,
+	// its state record keeps the update verbatim in native.record.
+	StateNative []string
+	// TerminalSize folds terminal_update.size by ACP's patch rule and
+	// writes it as the terminal record's _org.acptap/size.
+	TerminalSize bool
+	// MessageRefs folds session_message.senderMessageId by ACP's patch
+	// rule and writes it as from._org.acptap/messageId of the receiving
+	// session's message (ASR-735: copied, never invented).
+	MessageRefs bool
+	// SubagentRoots takes a subagent_update's cwd and
+	// additionalDirectories (the newer draft) as the workspace roots of
+	// the child's stream (ASR-711), when that stream is opened after it.
+	SubagentRoots bool
+	// HoldChunks keeps a session_message_chunk that arrives before any
+	// upsert of its message (the newer draft's chunks name no session)
+	// until an upsert says which side this session is: the receiving
+	// side's message gets the chunks, in order, before the upsert's
+	// patch; otherwise, and when the connection ends with the message
+	// still unnamed, each held chunk is an audit record (ASR-710).
+	HoldChunks bool
 }
 
 // Session is the engine mapping one connection: ACP v2 (alpha.9) frames in,
@@ -124,6 +150,22 @@ type Translated struct {
 // hints.
 func (s *Session) MapTranslated(ctx context.Context, frames []Translated) ([]sdk.Output, error) {
 	return s.c.mapTranslated(ctx, frames)
+}
+
+// MapChecked maps the translated frames in place of wire, a frame of the
+// connection: wire is first checked against the schema (Options.Schema)
+// as Map checks its frames, and when it does not conform the sessions it
+// names declare the loss, as for a frame Map checks. A translator whose
+// source frames follow an ACP schema the engine embeds uses it instead of
+// MapTranslated.
+func (s *Session) MapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	return s.c.mapChecked(ctx, wire, frames)
+}
+
+// Open reports whether session has a stream open on this connection.
+func (s *Session) Open(session string) bool {
+	_, ok := s.c.streams[session]
+	return ok
 }
 
 // HasPrompt reports whether the stream of session has a prompt (a message

@@ -55,6 +55,10 @@ type stream struct {
 	replayContents []asr.Fingerprint
 	// outbound holds the session_message ids this session sent (ASR-735).
 	outbound map[string]bool
+	// held are session_message_chunks waiting for an upsert of their
+	// message (Options.HoldChunks), by messageId; heldN counts them.
+	held     map[string][]heldChunk
+	heldN    int
 	spawned  bool // the header carries lineage.spawnedBy (ASR-721)
 	partial  bool // the parts being rendered are a partial snapshot (emitPartial)
 	prompts  int  // session/prompt requests not answered yet
@@ -87,6 +91,12 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 		if p.header != nil {
 			s.continueFrom(p)
 			return s
+		}
+	}
+	if r, ok := c.childRoots[id]; ok {
+		delete(c.childRoots, id)
+		if roots == nil {
+			roots = r
 		}
 	}
 	if lineage == nil {

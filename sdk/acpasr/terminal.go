@@ -18,6 +18,7 @@ type terminal struct {
 	chunked          bool // output holds chunks since the last snapshot
 	exited           bool
 	exitCode, signal json.RawMessage
+	size             json.RawMessage // Options.TerminalSize
 	meta             meta
 }
 
@@ -30,6 +31,7 @@ func (t *terminal) parts(s *stream) []part {
 		Command:    t.command,
 		ExitCode:   t.exitCode,
 		Signal:     t.signal,
+		Size:       t.size,
 		Provenance: asr.Provenance{Assembly: asr.AssemblyFolded, Meta: t.meta.out()},
 	}
 	if t.exited {
@@ -91,6 +93,16 @@ func (s *stream) terminalUpdate(f *sdk.Frame, u obj) bool {
 		}
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, what+": exitStatus is not an object", "exit status unchanged")
+	}
+	if s.c.opts.TerminalSize {
+		switch _, st := u.object("size"); st {
+		case isNull:
+			t.size = nil
+		case valid:
+			t.size = compact(u["size"])
+		case invalid:
+			s.c.diag(sdk.SeverityWarning, s.id, what+": size is not an object", "size unchanged")
+		}
 	}
 	t.meta.fold(s, u)
 	return true

@@ -46,7 +46,7 @@ func (s *stream) update(f *sdk.Frame, u obj, raw json.RawMessage) {
 	case "tool_call_content_chunk":
 		ok = s.toolChunk(f, u)
 	case "state_update":
-		ok = s.stateUpdate(f, u)
+		ok = s.stateUpdate(f, u, raw)
 	case "terminal_update":
 		ok = s.terminalUpdate(f, u)
 	case "terminal_output_chunk":
@@ -91,7 +91,7 @@ func (s *stream) audit(f *sdk.Frame, kind string, raw json.RawMessage) {
 // the entities still open are written first (ASR-705). Inside a replay
 // only idle does: a replayed entity is compared with what was recorded
 // once its replayed turn is over (ASR-717).
-func (s *stream) stateUpdate(f *sdk.Frame, u obj) bool {
+func (s *stream) stateUpdate(f *sdk.Frame, u obj, raw json.RawMessage) bool {
 	state, st := u.str("state")
 	if st != valid {
 		s.c.diag(sdk.SeverityWarning, s.id, "state_update: state missing or not a string", "kept as an audit record")
@@ -109,6 +109,12 @@ func (s *stream) stateUpdate(f *sdk.Frame, u obj) bool {
 		rec.Error = compact(u["error"])
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, "state_update: error is not an object", "left out")
+	}
+	for _, k := range s.c.opts.StateNative {
+		if _, st := u.member(k); st != missing {
+			rec.Native = &asr.Native{Record: compact(raw)}
+			break
+		}
 	}
 	switch {
 	case state == "idle":

@@ -597,6 +597,7 @@ type terminalUpdate struct {
 	Cwd           string          `json:"cwd,omitempty"`
 	Output        *terminalOutput `json:"output,omitempty"`
 	ExitStatus    *exitStatus     `json:"exitStatus,omitempty"`
+	Size          json.RawMessage `json:"size,omitempty"` // replays to TargetAlpha13 only
 	Meta          metaMap         `json:"_meta,omitempty"`
 }
 
@@ -633,6 +634,9 @@ func (r *replayer) terminal(line []byte, seqs []uint64) error {
 	}
 	if replay.TerminalExited(t.Status, t.ExitCode, t.Signal) {
 		u.ExitStatus = &exitStatus{ExitCode: nullToNil(t.ExitCode), Signal: nullToNil(t.Signal)}
+	}
+	if r.target == TargetAlpha13 {
+		u.Size = nullToNil(t.Size) // the draft's terminal size, as recorded
 	}
 	return r.send(u, seqs)
 }

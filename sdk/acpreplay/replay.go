@@ -14,6 +14,12 @@ import (
 // Target is the ACP revision this engine replays to.
 const Target = "acp/2@2.0.0-alpha.9"
 
+// TargetAlpha13 is the newer ACP v2 draft it also replays to (a stream
+// recorded by acpv2a13 names it): the same session/update notifications,
+// and a terminal's recorded size (_org.acptap/size) as the draft's
+// terminal_update.size.
+const TargetAlpha13 = "acp/2@2.0.0-alpha.13"
+
 // Replay turns an ASR stream into ACP v2 session/update notifications, as
 // an agent replays history on session/resume with replayFrom {type:
 // "start"} (ASR-724…731): the active path (a stream's records in seq

@@ -14,9 +14,10 @@ import (
 )
 
 // The official schemas, copied unchanged from @agentclientprotocol/sdk 2.0.0
-// (Apache-2.0; see schema/README.md and schema/LICENSE).
+// and, for the newer v2 draft, 2.4.0 (Apache-2.0; see schema/README.md and
+// schema/LICENSE).
 //
-//go:embed schema/v2/schema.unstable.json schema/v1/schema.json
+//go:embed schema/v2/schema.unstable.json schema/v1/schema.json schema/v2-alpha.13/schema.unstable.json
 var schemaFS embed.FS
 
 // Version selects the ACP schema a Checker validates against.
@@ -28,7 +29,19 @@ const (
 	// V2 is the ACP v2 draft 2.0.0-alpha.9, full unstable schema
 	// (schema/v2/schema.unstable.json).
 	V2 Version = 2
+	// V2Alpha13 is the newer ACP v2 draft shipped by SDK 2.3.0 and 2.4.0
+	// (schema/v2-alpha.13/schema.unstable.json, named 2.0.0-alpha.13, see
+	// schema/README.md): still protocolVersion 2 on the wire.
+	V2Alpha13 Version = 3
 )
+
+// Protocol is the protocolVersion the schema's frames carry.
+func (v Version) Protocol() int {
+	if v == V2Alpha13 {
+		return 2
+	}
+	return int(v)
+}
 
 // SchemaBytes returns the embedded official schema for v.
 func SchemaBytes(v Version) []byte {
@@ -40,8 +53,11 @@ func SchemaBytes(v Version) []byte {
 }
 
 func schemaFile(v Version) string {
-	if v == V1 {
+	switch v {
+	case V1:
 		return "schema/v1/schema.json"
+	case V2Alpha13:
+		return "schema/v2-alpha.13/schema.unstable.json"
 	}
 	return "schema/v2/schema.unstable.json"
 }
@@ -66,13 +82,13 @@ type compiledSchema struct {
 }
 
 var (
-	compileOnce [3]sync.Once
-	compiled    [3]*compiledSchema
-	compileErr  [3]error
+	compileOnce [4]sync.Once
+	compiled    [4]*compiledSchema
+	compileErr  [4]error
 )
 
 func loadSchema(v Version) (*compiledSchema, error) {
-	if v != V1 && v != V2 {
+	if v != V1 && v != V2 && v != V2Alpha13 {
 		return nil, fmt.Errorf("unknown ACP schema version %d", v)
 	}
 	compileOnce[v].Do(func() { compiled[v], compileErr[v] = compileSchema(v) })

@@ -43,6 +43,10 @@ type Message struct {
 // SessionRef names a session as a message party.
 type SessionRef struct {
 	Session string `json:"session"`
+	// MessageID is the message's id in that session's transcript, when ACP
+	// gives it (the 2.0.0-alpha.13 draft's senderMessageId): an acptap
+	// vendor field.
+	MessageID string `json:"_org.acptap/messageId,omitempty"`
 }
 
 // Recipient is one receiver of an inter-session message.
@@ -164,6 +168,9 @@ type Terminal struct {
 	ExitCode   json.RawMessage `json:"exitCode,omitempty"`
 	Signal     json.RawMessage `json:"signal,omitempty"`
 	Output     *Output         `json:"output,omitempty"`
+	// Size is the terminal size ACP last gave ({cols, rows}, the
+	// 2.0.0-alpha.13 draft's terminal_update.size): an acptap vendor field.
+	Size json.RawMessage `json:"_org.acptap/size,omitempty"`
 	Provenance
 }
 

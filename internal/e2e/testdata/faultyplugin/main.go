@@ -18,6 +18,10 @@
 // FAULTY_HANG in the environment hangs the plugin before any config is
 // seen: "handshake" never completes go-plugin's handshake, "info" never
 // answers Info.
+//
+// Besides alpha.9 it claims the ACP v2 draft 2.0.0-alpha.13, which the
+// default revisions table does not name: dropped into plugin_path, it is
+// attached to such a connection by its claim alone.
 package main
 
 import (
@@ -41,7 +45,7 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 	if os.Getenv("FAULTY_HANG") == "info" {
 		time.Sleep(24 * time.Hour)
 	}
-	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9"},
+	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
 		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
 }
 
