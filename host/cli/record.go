@@ -144,7 +144,7 @@ type recorder struct {
 	p         *pipeline.Pipeline
 	sink      *pipeline.StoreSink
 	outbox    *aeprelay.Outbox
-	exporter  *otlp.Exporter // OTLP export of the events the foreground maps (not the finisher's)
+	exporter  *otlp.Exporter   // OTLP export of the events the foreground maps (not the finisher's)
 	marker    *finisher.Marker // nil: no finisher can take over; record maps to the end
 	wireMS    float64          // agent exited → wire log complete, in ms
 }
