@@ -144,7 +144,7 @@ type recorder struct {
 	p         *pipeline.Pipeline
 	sink      *pipeline.StoreSink
 	outbox    *aeprelay.Outbox
-	exporter  *otlp.Exporter   // OTLP export of the events the foreground maps (not the finisher's)
+	exporter  *otlp.Exporter   // OTLP export: with it, record maps to the end itself
 	marker    *finisher.Marker // nil: no finisher can take over; record maps to the end
 	wireMS    float64          // agent exited → wire log complete, in ms
 }
@@ -216,13 +216,21 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	// How long capture took to write what the tee had queued when the agent
 	// exited: the part of acptap's exit that is not mapping.
 	r.wireMS = float64(time.Since(agentGone).Microseconds()) / 1000
-	if r.marker == nil {
+	// OTLP export is not handed over (the finisher would export again what
+	// the foreground exported live, and spans close at the end of the
+	// mapping): with it configured, record maps to the end as before.
+	if r.marker == nil || r.exporter != nil {
 		wireErr := r.p.CloseWire()
 		stats, werr := r.p.Wait()
 		serr := r.sink.Close()
 		stopOutbox(r.outbox, r.cfg, r.logger)
 		stopOTLP(r.exporter, r.cfg, r.logger)
 		r.logFinished(code, stats, errors.Join(wireErr, werr, serr))
+		if r.marker != nil {
+			if err := r.marker.Done(); err != nil {
+				r.logger.Error("connection complete, but its pending marker stays (it will be mapped again)", "error", err)
+			}
+		}
 		return
 	}
 	// A mapping that is caught up finishes within the grace; one whose
@@ -238,7 +246,6 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 			stats := r.p.Snapshot()
 			serr := r.sink.Close()
 			if err := errors.Join(wireErr, serr); err == nil && r.outboxDrained(deadline.C) {
-				stopOTLP(r.exporter, r.cfg, r.logger)
 				r.logFinished(code, stats, nil)
 				if err := r.marker.Done(); err != nil {
 					r.logger.Error("connection complete, but its pending marker stays (it will be mapped again)", "error", err)
@@ -256,9 +263,6 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	}
 	cancel()
 	_ = r.sink.Close()
-	// What the exporter spooled is sent by the next run; the finisher's
-	// events are not exported (it would send the foreground's twice).
-	stopOTLP(r.exporter, r.cfg, r.logger)
 	stats := r.p.Snapshot()
 	if err := r.marker.HandOver(stats.Sessions); err != nil {
 		r.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)
