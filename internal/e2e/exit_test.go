@@ -283,6 +283,9 @@ func TestRecordSIGTERMExitsWhilePluginsBehind(t *testing.T) {
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	// Stdin stays open until acptap has exited: its EOF would let the agent
+	// exit on its own first.
+	r.readRest()
 	if code := r.waitExit(); code != 128+int(syscall.SIGTERM) {
 		t.Fatalf("acptap record exited %d, want %d; stderr: %s", code, 128+int(syscall.SIGTERM), r.stderr.String())
 	}
