@@ -26,6 +26,7 @@ import (
 //	ACPTAP_BENCH_MEM_TRACE=1  print the memory benchmark's samples (a time series) on stderr
 //	ACPTAP_BENCH_START_N  start-ups per start-to-exec run (default 40)
 //	ACPTAP_BIN            a prebuilt acptap binary (default: built from this module)
+//	ACPTAP_BENCH_KEEP=1   keep the runs' stores and logs (the directory is printed)
 //	ACPTAP_BENCH_NO_PLUGINS=1  attribution runs: acptap records the wire log but attaches no
 //	                      plugin (a config file with an empty revision table)
 func envInt(name string, def int) int {
@@ -45,7 +46,11 @@ func TestMain(m *testing.M) {
 	}
 	tmpRoot = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	if os.Getenv("ACPTAP_BENCH_KEEP") == "1" {
+		fmt.Fprintln(os.Stderr, "bench: kept", dir)
+	} else {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 

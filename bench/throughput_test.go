@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acptap/acptap/bench/internal/acpgen"
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // setup is what sits between the editor (this process) and the agent.
@@ -113,6 +115,9 @@ type recorded struct {
 	Frames    uint64 `json:"frames"`
 	GapFrames uint64 `json:"gap_frames"`
 	Restarts  uint64 `json:"restarts"`
+	// WireMS: the agent exited → capture had written the wire log to its
+	// end (the part of the exit that is not mapping).
+	WireMS float64 `json:"wire_after_exit_ms"`
 }
 
 func readRecorded(b *testing.B, store string) recorded {
@@ -126,7 +131,7 @@ func readRecorded(b *testing.B, store string) recorded {
 			Message string `json:"@message"`
 			recorded
 		}
-		if json.Unmarshal(l, &r) == nil && r.Message == "recording finished" {
+		if json.Unmarshal(l, &r) == nil && strings.HasPrefix(r.Message, "recording finished") {
 			return r.recorded
 		}
 	}
@@ -139,8 +144,11 @@ type flowResult struct {
 	bytes int64
 	flow  time.Duration // first bulk byte written → last bulk byte consumed
 	exit  time.Duration // last bulk byte consumed → every process exited
-	cpu   time.Duration
-	rec   recorded
+	// mapped: every process exited → the mapping complete (a finisher
+	// that record handed it to has finished; 0 for cat)
+	mapped time.Duration
+	cpu    time.Duration
+	rec    recorded
 }
 
 // runC2A: editor writes size bytes of mcp/message lines; the sink agent
@@ -166,6 +174,7 @@ func runC2A(b *testing.B, s setup, block []byte, reps int) flowResult {
 	r.cpu = c.wait(b)
 	r.exit = time.Since(t1)
 	if s == viaAcptap {
+		r.mapped = waitMapped(b, c.store)
 		r.rec = readRecorded(b, c.store)
 	}
 	return r
@@ -196,9 +205,20 @@ func runA2C(b *testing.B, s setup, turns int) flowResult {
 	r.cpu = c.wait(b)
 	r.exit = time.Since(t1)
 	if s == viaAcptap {
+		r.mapped = waitMapped(b, c.store)
 		r.rec = readRecorded(b, c.store)
 	}
 	return r
+}
+
+// waitMapped waits for the finisher record may have handed the mapping to
+// (host/finisher), so that no run's mapping competes with the next run, and
+// returns how long that took.
+func waitMapped(b *testing.B, store string) time.Duration {
+	b.Helper()
+	t0 := time.Now()
+	testpeers.WaitMapped(b, store)
+	return time.Since(t0)
 }
 
 // BenchmarkRecordThroughput pushes ACPTAP_BENCH_MIB MiB of ACP lines in one
@@ -233,6 +253,7 @@ func benchFlow(b *testing.B, bulkLines int, run func(setup) flowResult) {
 		ratios = append(ratios, (float64(t.bytes)/t.flow.Seconds())/(float64(c.bytes)/c.flow.Seconds()))
 		cat.bytes, cat.flow, cat.cpu = cat.bytes+c.bytes, cat.flow+c.flow, cat.cpu+c.cpu
 		tap.bytes, tap.flow, tap.cpu, tap.exit = tap.bytes+t.bytes, tap.flow+t.flow, tap.cpu+t.cpu, tap.exit+t.exit
+		tap.mapped, cat.exit = tap.mapped+t.mapped, cat.exit+c.exit
 		tap.rec.Frames += t.rec.Frames
 		tap.rec.GapFrames += t.rec.GapFrames
 		tap.rec.Restarts += t.rec.Restarts
@@ -248,6 +269,8 @@ func benchFlow(b *testing.B, bulkLines int, run func(setup) flowResult) {
 	b.ReportMetric(float64(tap.rec.GapFrames)/n, "dropped-frames/op")
 	b.ReportMetric(float64(tap.rec.Restarts)/n, "plugin-restarts/op")
 	b.ReportMetric(tap.exit.Seconds()/n, "acptap-exit-s/op")
+	b.ReportMetric(cat.exit.Seconds()/n, "cat-exit-s/op")
+	b.ReportMetric(tap.mapped.Seconds()/n, "mapped-after-exit-s/op")
 	b.ReportMetric(cat.cpu.Seconds()/n, "cat-cpu-s/op")
 	b.ReportMetric(tap.cpu.Seconds()/n, "acptap-cpu-s/op")
 }

@@ -16,8 +16,13 @@
 #                   throughput and latency runs (-benchtime)  (default 3)
 #   BENCH_E2E_ROUNDS  rounds of the acptap binary's throughput
 #                   run (each waits for the plugins to map it all) (default 1)
+#   BENCH_EXIT_N    runs of each (cat, acptap) in the exit run  (default 20)
+#   BENCH_EXIT_MIB  MiB of updates the plugins have to map when
+#                   the agent exits, in the exit run          (default 8)
+#   BENCH_REBUILD_MIB  MiB of updates in the wire log rebuilt
+#                   against a Python json.loads pass          (default 64)
 #   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
-#                   e2e, latency, plugin, memory, startup (the table shows "-" for the rest)
+#                   e2e, latency, plugin, memory, startup, exit, rebuild (the table shows "-" for the rest)
 #   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
 #   BENCH_TABLE_ONLY=1  print the table of an earlier run's BENCH_OUT without running anything
 #   ACPTAP_BIN      a prebuilt acptap binary to measure (default: built from the tree)
@@ -43,6 +48,8 @@ mkdir -p "$out"
 export TEE_BENCH_MIB=$mib TEE_BENCH_LAT_N=$latn
 export ACPTAP_BENCH_MIB=$mib ACPTAP_BENCH_UPDATES=$updates ACPTAP_BENCH_RATE=$rate
 export ACPTAP_BENCH_LAT_N=$latn ACPTAP_BENCH_START_N=$startn
+export ACPTAP_BENCH_EXIT_N=${BENCH_EXIT_N:-20} ACPTAP_BENCH_EXIT_MIB=${BENCH_EXIT_MIB:-8}
+export ACPTAP_BENCH_REBUILD_MIB=${BENCH_REBUILD_MIB:-64}
 
 # run NAME PKG REGEXP BENCHTIME: one `go test -bench` invocation, its output
 # kept in $out/NAME.txt and echoed.
@@ -70,6 +77,8 @@ run latency  ./bench/    'BenchmarkRecordLatency$' 1x
 run plugin   ./bench/    'BenchmarkPluginFrames$' 1x
 run memory   ./bench/    'BenchmarkRecordMemory$' 1x
 run startup  ./bench/    'BenchmarkRecordStartup$' 1x
+run exit     ./bench/    'BenchmarkRecordExit$' 1x
+run rebuild  ./bench/    'BenchmarkRebuild$' 3x
 
 # m FILE BENCH UNIT: the value reported with UNIT on BENCH's line in FILE.
 m() {
@@ -85,6 +94,7 @@ verdict() {
 row() { printf '| %-58s | %14s | %-12s | %-4s |\n' "$1" "$2" "$3" "$(verdict "$2" "${4:-}" "${5:-}")"; }
 fmt() { [[ "$1" == "-" ]] && echo "-" || printf "%.${2:-2}f" "$1"; }
 
+
 tp=BenchmarkRecordThroughput
 # mem WHO: WHO's VmHWM at 25/50/75/100 % of the session (WHO: host, acpv2, aep).
 mem() {
@@ -99,6 +109,16 @@ echo
 echo
 echo "| figure | measured | goal | met |"
 echo "|---|---:|---|---|"
+ex=BenchmarkRecordExit
+row "exit after the agent's last byte, acptap record, p99 (ms)" "$(fmt "$(m exit $ex acptap-exit-p99-ms)" 1)" "≤ 50 ms" "<=" 50
+row "  p50 · p99 acptap (ms), backlog $(m exit $ex backlog-MiB) MiB" "$(fmt "$(m exit $ex acptap-exit-p50-ms)" 1) · $(fmt "$(m exit $ex acptap-exit-p99-ms)" 1)" ""
+row "  p50 · p99 cat, same run (ms)" "$(fmt "$(m exit $ex cat-exit-p50-ms)" 1) · $(fmt "$(m exit $ex cat-exit-p99-ms)" 1)" ""
+row "  added over cat, p99 (ms)" "$(fmt "$(m exit $ex added-exit-p99-ms)" 1)" ""
+row "  of which capture writing the queued wire log, p50 · p99 (ms)" "$(fmt "$(m exit $ex wire-after-exit-p50-ms)" 1) · $(fmt "$(m exit $ex wire-after-exit-p99-ms)" 1)" ""
+row "  runs handed to a finisher · runs; mapping done after exit, p50 (ms)" "$(m exit $ex handed-over-runs) · $(m exit $ex runs); $(fmt "$(m exit $ex mapped-after-exit-p50-ms)" 0)" ""
+row "  exit after the last byte, throughput runs: acptap · cat (s)" "$(fmt "$(m e2e $tp/dir=a2c acptap-exit-s/op)" 3) · $(fmt "$(m e2e $tp/dir=a2c cat-exit-s/op)" 3)" ""
+row "acptap rebuild vs one Python json.loads pass (ratio)" "$(fmt "$(m rebuild BenchmarkRebuild ratio)")" "≥ 1×" ">=" 1
+row "  rebuild · python (s) over $(fmt "$(m rebuild BenchmarkRebuild wire-MB)" 0) MB" "$(fmt "$(m rebuild BenchmarkRebuild rebuild-s)") · $(fmt "$(m rebuild BenchmarkRebuild python-s)")" ""
 row "acptap record throughput / cat, editor→agent (ratio)" "$(fmt "$(m e2e $tp/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
 row "  acptap MB/s · cat MB/s (c2a)" "$(fmt "$(m e2e $tp/dir=c2a acptap-MB/s)" 0) · $(fmt "$(m e2e $tp/dir=c2a cat-MB/s)" 0)" ""
 row "  frames dropped (gaps) of $(m e2e $tp/dir=c2a lines/op) (c2a)" "$(m e2e $tp/dir=c2a dropped-frames/op)" "0" "<=" 0

@@ -74,6 +74,7 @@ func runConvert(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
 		return ExitFailure
 	}
+	finishPendingQuietly(env, cfg, st)
 	cat, err := catalog(env, cfg)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))

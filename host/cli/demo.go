@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/examples/client/clientlib"
+	"github.com/acptap/acptap/host/store"
 )
 
 func runDemo(env *Env, args []string) int {
@@ -67,6 +68,14 @@ func runDemo(env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "Client (ACP v%d): agent %s %s, protocol %d, session %s, %d prompts (%s), %d session/update notifications\n",
 			v, sum.AgentInfo.Name, sum.AgentInfo.Version, sum.ProtocolVersion, sum.SessionID, len(sum.StopReasons),
 			strings.Join(sum.StopReasons, ", "), sum.TotalUpdates)
+	}
+	// The recording may have handed its mapping to a finisher: wait for it,
+	// as any command reading the store does.
+	c := common{store: dir}
+	if cfg, err := c.load(); err == nil {
+		if st, err := store.Open(dir); err == nil {
+			finishPendingQuietly(env, cfg, st)
+		}
 	}
 	ok := report(env.Stdout, dir)
 	if leaks := findSecrets(dir, clientlib.Secrets); len(leaks) > 0 {

@@ -43,6 +43,8 @@ func runHidden(env *Env, args []string) (int, bool) {
 			return ExitFailure, true
 		}
 		return ExitOK, true
+	case hiddenFinish:
+		return runFinish(env, args[1:]), true
 	}
 	return 0, false
 }

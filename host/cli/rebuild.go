@@ -33,10 +33,11 @@ func runRebuild(env *Env, args []string) int {
 	c.register(fs)
 	fs.BoolVar(&all, "all", false, "rebuild every session of the store from <store>/wire")
 	fs.Var(&sessions, "session", "with --all: rebuild only this session (repeatable)")
+	pending := fs.Bool("pending", false, "first finish the connections of the store whose mapping never finished (a finisher killed, the machine off)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if !all && fs.NArg() == 0 {
+	if !all && fs.NArg() == 0 && !*pending {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: no wire log given")
 		return ExitUsage
 	}
@@ -69,6 +70,10 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
+	code := rebuildPending(env, cfg, st, logger, *pending)
+	if !all && fs.NArg() == 0 {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := rebuild.Options{Store: st, Out: env.Stdout, Err: env.Stderr,
@@ -99,7 +104,7 @@ func runRebuild(env *Env, args []string) int {
 	if res.Failed {
 		return ExitFailure
 	}
-	return ExitOK
+	return code
 }
 
 // stringList is a repeatable string flag.

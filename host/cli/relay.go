@@ -198,7 +198,9 @@ func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, 
 		return nil
 	}
 	o.Start(ctx)
-	sink.Forward = o
+	if sink != nil {
+		sink.Forward = o
+	}
 	return o
 }
 
@@ -212,6 +214,11 @@ func stopOutbox(o *aeprelay.Outbox, cfg *config.Config, logger hclog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.AEP.RelayFlush)
 	defer cancel()
 	s, _ := o.Shutdown(ctx)
+	logOutbox(s, cfg, logger)
+}
+
+// logOutbox logs what became of the outbox's events.
+func logOutbox(s aeprelay.Stats, cfg *config.Config, logger hclog.Logger) {
 	args := []any{"relay", cfg.AEP.Relay, "delivered", s.Delivered, "dropped", s.Dropped, "rejected", s.Rejected,
 		"unsent", s.Unsent, "lost", s.Lost(), "retries", s.Retries}
 	if s.Lost() > 0 {

@@ -75,7 +75,7 @@ func runReplay(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	path, err := streamPath(cfg, pos[0])
+	path, err := streamPath(env, cfg, pos[0])
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
 		return ExitFailure
@@ -141,7 +141,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int,
 }
 
 // streamPath resolves a stream file, or a session ID in the store.
-func streamPath(cfg *config.Config, arg string) (string, error) {
+func streamPath(env *Env, cfg *config.Config, arg string) (string, error) {
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		return arg, notKind(arg, filekind.ASR)
 	}
@@ -152,6 +152,7 @@ func streamPath(cfg *config.Config, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	finishPendingQuietly(env, cfg, st)
 	p := st.StreamPath(arg)
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -50,7 +50,7 @@ func runRoundtrip(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap roundtrip: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	path, err := streamPath(cfg, pos[0])
+	path, err := streamPath(env, cfg, pos[0])
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap roundtrip: %s\n", oneLine(err))
 		return ExitFailure

@@ -170,12 +170,19 @@ func catalog(env *Env, cfg *config.Config) (*pluginhost.Catalog, error) {
 
 // launcher starts plugins out of process through the catalog.
 func launcher(cat *pluginhost.Catalog, logger hclog.Logger) pipeline.Launcher {
+	return launcherWith(cat, logger, pluginhost.Launch)
+}
+
+// launcherWith is launcher with another start (record's starts plugins
+// below the tee's CPU priority).
+func launcherWith(cat *pluginhost.Catalog, logger hclog.Logger,
+	launch func(context.Context, pluginhost.Spec, hclog.Logger) (*pluginhost.Instance, error)) pipeline.Launcher {
 	return func(ctx context.Context, name string) (*pipeline.Plugin, error) {
 		spec, err := cat.Resolve(name)
 		if err != nil {
 			return nil, err
 		}
-		inst, err := pluginhost.Launch(ctx, spec, logger)
+		inst, err := launch(ctx, spec, logger)
 		if err != nil {
 			return nil, err
 		}

@@ -104,7 +104,7 @@ func followShip(ctx context.Context, cfg *config.Config, logger hclog.Logger, pa
 	var failures int
 	defer func() { logger.Info("shipper done", "recording", parent) }()
 	ship.Follow(ctx, ship.FollowOptions{
-		Interval: cfg.Ship.NATS.Interval, Parent: parent, Linger: cfg.Ship.NATS.Linger,
+		Interval: cfg.Ship.NATS.Interval, Parent: parent, Linger: cfg.Ship.NATS.Linger, Busy: finishing(cfg),
 		Connect: func(ctx context.Context) (*ship.Shipper, error) { return newShipper(ctx, cfg, logger) },
 		Report: func(st ship.Stats, err error) {
 			if err != nil {

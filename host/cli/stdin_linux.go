@@ -22,6 +22,16 @@ func isolateStdin(in io.Reader) io.Reader {
 		return in
 	}
 	syscall.CloseOnExec(fd)
+	// A pipe or socket is made non-blocking, so the returned file is
+	// pollable and closing it (the tee does when the agent's stdin is gone)
+	// releases the editor's pipe at once, even under a pending read: the
+	// editor's next write fails with EPIPE. Only this process reads that end
+	// (descriptor 0 is /dev/null from here on), so no one else sees the
+	// flag; a terminal or a file, which may be shared, is left as it is.
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) == nil && (st.Mode&syscall.S_IFMT == syscall.S_IFIFO || st.Mode&syscall.S_IFMT == syscall.S_IFSOCK) {
+		_ = syscall.SetNonblock(fd, true)
+	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		syscall.Close(fd)

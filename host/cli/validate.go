@@ -188,6 +188,9 @@ func openStream(env *Env, c *common, arg string) (string, io.ReadCloser, error) 
 	if err != nil {
 		return "", nil, err
 	}
+	if cfg, err := c.load(); err == nil {
+		finishPendingQuietly(env, cfg, s)
+	}
 	path := s.StreamPath(arg)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
@@ -33,10 +32,7 @@ func NewLogger(c *Config, name string) (hclog.Logger, io.Closer, error) {
 		}
 		path = store.LogPath(c.Store)
 	}
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
-		return nil, nil, fmt.Errorf("new logger: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, store.FileMode)
+	f, err := openLogFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("new logger: %w", err)
 	}

@@ -67,11 +67,12 @@ type feeder struct {
 
 	frames []sdk.Frame
 	done   chan struct{}
+	mapped chan struct{} // closed when the feeder has delivered its last output (before the plugin is stopped)
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 	f := &feeder{p: p, name: name, primary: primary, log: p.log.Named(name),
-		live: make(chan []wire.Entry, depth), done: make(chan struct{})}
+		live: make(chan []wire.Entry, depth), done: make(chan struct{}), mapped: make(chan struct{})}
 	f.behind.Store(true) // a new feeder starts by catching up from seq 1
 	return f
 }
@@ -80,6 +81,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 func (f *feeder) run(ctx context.Context) {
 	defer close(f.done)
 	defer f.leave()
+	defer close(f.mapped)
 	if err := f.start(ctx); err != nil {
 		f.giveUp(err)
 	}
@@ -120,6 +122,9 @@ func (f *feeder) start(ctx context.Context) error {
 	}
 	f.plug = plug
 	req := f.p.startRequest(f.name)
+	// Start only opens the Map stream (bound to ctx, so no deadline here); a
+	// plugin that hangs is caught by the first Map or Finish, which run
+	// under the stall deadline.
 	sess, err := plug.Mapper.Start(ctx, req)
 	if err != nil {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)

@@ -71,6 +71,10 @@ type Options struct {
 	// conversion of a stored log (acptap convert), not a recording. Its
 	// header then has no startedAt, since no connection started.
 	Source *wire.Source
+	// FinishReason, when set, is what the plugins are told when the wire
+	// log ends (default: "agent exited" live, "end of wire log" in
+	// Rebuild); the finisher maps a recorded connection with the live one.
+	FinishReason string
 	// ResolveSessions (Rebuild only) maps the connection as a live run over
 	// Sessions would have: every session the connection names — at its
 	// session entry or, in a wire log without one, just before the frame
@@ -487,6 +491,9 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 // would have written. It reads past bad lines (Options.OnReadProblem).
 func (p *Pipeline) Rebuild(ctx context.Context) error {
 	p.finishReason = "end of wire log"
+	if p.opts.FinishReason != "" {
+		p.finishReason = p.opts.FinishReason
+	}
 	p.rebuilding = true
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
@@ -559,14 +566,93 @@ func (p *Pipeline) resolve(e wire.Entry) {
 // and returns the counters.
 func (p *Pipeline) Wait() (Stats, error) {
 	p.wg.Wait()
-	var err error
-	if p.wire != nil {
-		if cerr := p.wire.Close(); cerr != nil {
-			err = fmt.Errorf("close wire log: %w", cerr)
-		}
-	}
+	err := p.CloseWire()
 	p.stats.Restarts = p.restarts.Load()
 	return p.stats, err
+}
+
+// CaptureDone is closed when capture has written the last entry of the
+// wire log (live), or when the feeders are attached (Rebuild).
+func (p *Pipeline) CaptureDone() <-chan struct{} { return p.captureDone }
+
+// Done is closed when capture and every feeder have finished (Wait then
+// returns at once).
+func (p *Pipeline) Done() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// Mapped is closed when capture is done and every feeder has delivered its
+// last output; the plugins may still be shutting down (Done).
+func (p *Pipeline) Mapped() <-chan struct{} {
+	mapped := make(chan struct{})
+	go func() {
+		<-p.captureDone
+		p.mu.Lock()
+		feeders := append([]*feeder(nil), p.feeders...)
+		p.mu.Unlock()
+		for _, f := range feeders {
+			<-f.mapped
+		}
+		close(mapped)
+	}()
+	return mapped
+}
+
+// CloseWire closes (and syncs) the wire log once capture is done, without
+// waiting for the feeders (record hands a connection whose mapping is
+// behind to a finisher; the feeders go on reading the closed file until
+// they are stopped). It is idempotent.
+func (p *Pipeline) CloseWire() error { return p.closeWire(true) }
+
+// CloseWireNoSync is CloseWire without waiting for stable storage (the
+// finisher syncs the file before it maps it).
+func (p *Pipeline) CloseWireNoSync() error { return p.closeWire(false) }
+
+func (p *Pipeline) closeWire(sync bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wire == nil {
+		return nil
+	}
+	w := p.wire
+	p.wire = nil
+	close := w.Close
+	if !sync {
+		close = w.CloseNoSync
+	}
+	if err := close(); err != nil {
+		return fmt.Errorf("close wire log: %w", err)
+	}
+	return nil
+}
+
+// Behind says whether some feeder is catching up from the wire log: its
+// mapping will not finish at once.
+func (p *Pipeline) Behind() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.feeders {
+		if f.behind.Load() && !f.dead {
+			return true
+		}
+	}
+	return false
+}
+
+// Snapshot returns the counters as they are now.
+func (p *Pipeline) Snapshot() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Plugins = append([]string(nil), s.Plugins...)
+	s.Sessions = append([]string(nil), s.Sessions...)
+	s.Restarts = p.restarts.Load()
+	return s
 }
 
 func (p *Pipeline) count(e wire.Entry) {

@@ -36,6 +36,12 @@ type StoreSink struct {
 	// ReplaceExisting moves an existing file aside (to <file>.prev-<unix
 	// nanoseconds>) instead of appending to it: rebuild uses it.
 	ReplaceExisting bool
+	// Truncate cuts each file the connection writes back, in place, to the
+	// lines it continues (its wire-log session entry's counts; none for a
+	// session it started) before writing: the finisher redoes a connection
+	// whose mapping stopped part-way, so what was written of it before is
+	// replaced, never duplicated (host/finisher).
+	Truncate bool
 	// Clock for backup names (tests pin it).
 	Now func() time.Time
 	// Forward, when set, receives every AEP event once it is written to its
@@ -66,6 +72,7 @@ type StoreSink struct {
 	moved   []string
 	paths   []string
 	cont    map[streamKey]int // lines a rebuild continues, by stream (plugin "" for the primary)
+	closed  bool              // after Close: outputs are dropped (a finisher redoes them)
 }
 
 // Continue says what the session's files held when the connection being
@@ -172,7 +179,11 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 	default:
 		keep = s.cont[streamKey{session: k.session, plugin: k.plugin}]
 	}
-	if s.ReplaceExisting {
+	if s.Truncate {
+		if err := truncateLines(path, keep, s.log); err != nil {
+			return nil, err
+		}
+	} else if s.ReplaceExisting {
 		if st, err := os.Stat(path); err == nil && st.Size() > 0 && !s.continues(path, keep) {
 			now := time.Now
 			if s.Now != nil {
@@ -236,6 +247,9 @@ func (s *StoreSink) continues(path string, keep int) bool {
 func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return // handed over: the finisher writes the whole connection again
+	}
 	switch o.Kind {
 	case sdk.Diagnostic:
 		s.diags[o.Severity.String()]++
@@ -296,6 +310,9 @@ func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
 	s.gaveUp = true
 	for k, w := range s.writers {
 		if k.plugin != plugin || k.aep || w.Lines() == 0 {
@@ -361,10 +378,13 @@ func (s *StoreSink) Counts() map[string]int {
 	return out
 }
 
-// Close closes every file; it is idempotent.
+// Close closes every file; it is idempotent. Outputs that arrive after it
+// are dropped: record closes the sink when it hands the connection to a
+// finisher, which maps it again from the wire log.
 func (s *StoreSink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	for k, w := range s.writers {
 		if err := w.Close(); err != nil {
 			s.errs = append(s.errs, err)

@@ -5,11 +5,22 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
+	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 
+	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/sdk"
+)
+
+// Deadlines of the calls Launch makes: a plugin that never completes the
+// handshake, or whose Info never returns, is killed and Launch fails, so no
+// caller waits on a hung plugin for longer (issue 18.1).
+var (
+	HandshakeTimeout = 20 * time.Second
+	InfoTimeout      = 10 * time.Second
 )
 
 // Instance is one running plugin process.
@@ -19,12 +30,27 @@ type Instance struct {
 	Mapper sdk.Mapper
 	SHA256 string
 	client *plugin.Client
+	// release ends the thread that forked the plugin (its Pdeathsig
+	// parent), once the plugin is dead.
+	release func()
 }
 
 // Launch verifies and starts a plugin process and fingerprints it. Plugin
 // logs (hclog JSON on the plugin's stderr) are relayed into logger under the
-// plugin's name. The process is killed when the host process dies.
+// plugin's name. The process is killed when the host process dies. It runs
+// at the host's CPU priority (offline commands, whose plugins are the work).
 func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
+	return launch(ctx, spec, logger, false)
+}
+
+// LaunchBackground is Launch for record: the plugin is forked at a lower
+// CPU priority than the host (package priority), so that the tee's copy
+// path and capture win the CPU and the plugin catches up from the wire log.
+func LaunchBackground(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, error) {
+	return launch(ctx, spec, logger, true)
+}
+
+func launch(ctx context.Context, spec Spec, logger hclog.Logger, lower bool) (*Instance, error) {
 	bin, err := openBinary(spec)
 	if err != nil {
 		return nil, err
@@ -50,25 +76,49 @@ func Launch(ctx context.Context, spec Spec, logger hclog.Logger) (*Instance, err
 		GRPCDialOptions:  sdk.GRPCDialOptions(),
 		// cmd.Env is complete already; go-plugin would append the host
 		// environment a second time.
-		SkipHostEnv: true,
+		SkipHostEnv:  true,
+		StartTimeout: HandshakeTimeout,
 	})
-	m, err := sdk.Dispense(client)
+	var m sdk.Mapper
+	dispense := func() error {
+		var derr error
+		m, derr = sdk.Dispense(client)
+		return derr
+	}
+	hold := make(chan struct{})
+	var reniceErr error
+	if lower {
+		reniceErr, err = priority.Start(dispense, hold)
+	} else {
+		err = dispense()
+	}
+	if reniceErr != nil {
+		logger.Warn("plugin runs at the host's CPU priority", "plugin", spec.Name, "error", reniceErr)
+	}
+	release := sync.OnceFunc(func() { close(hold) })
 	if err != nil {
 		client.Kill()
+		release()
 		return nil, fmt.Errorf("plugin %s (%s): %w", spec.Name, spec.Path, err)
 	}
-	info, err := m.Info(ctx)
+	ictx, cancel := context.WithTimeout(ctx, InfoTimeout)
+	info, err := m.Info(ictx)
+	cancel()
 	if err != nil {
 		client.Kill()
+		release()
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}
-	return &Instance{Spec: spec, Info: info, Mapper: m, SHA256: sum, client: client}, nil
+	return &Instance{Spec: spec, Info: info, Mapper: m, SHA256: sum, client: client, release: release}, nil
 }
 
 // Kill stops the plugin process. It is safe to call more than once.
 func (i *Instance) Kill() {
 	if i != nil && i.client != nil {
 		i.client.Kill()
+		if i.release != nil {
+			i.release()
+		}
 	}
 }
 

@@ -19,6 +19,10 @@ type FollowOptions struct {
 	// (the server may be down); what is left is shipped by the next
 	// `acptap ship` or recording.
 	Linger time.Duration
+	// Busy, when set, reports whether outputs are still being written
+	// after the parent is gone (a finisher maps a connection record handed
+	// over); Follow goes on while it does, within Linger.
+	Busy func() bool
 	// Connect dials the server (again after a failure).
 	Connect func(context.Context) (*Shipper, error)
 	// Report gets each pass's outcome.
@@ -49,7 +53,8 @@ func Follow(ctx context.Context, o FollowOptions) {
 		if o.Report != nil {
 			o.Report(st, err)
 		}
-		if !goneAt.IsZero() && (err == nil && st.Lines == 0 || time.Since(goneAt) > o.Linger) {
+		idle := err == nil && st.Lines == 0 && (o.Busy == nil || !o.Busy())
+		if !goneAt.IsZero() && (idle || time.Since(goneAt) > o.Linger) {
 			if sh != nil {
 				sh.Conn.Close()
 			}

@@ -10,6 +10,9 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = 64 << 10
 
+// errWrite marks copyLines' error when the destination failed.
+var errWrite = errors.New("write")
+
 // copyLines forwards src to dst chunk by chunk and hands each chunk to c.
 // Each chunk is written as soon as Read returns it (a partial line is not held back). Just
 // before the write, the chunk is put on the capture queue, which never blocks: so a line is
@@ -36,7 +39,7 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 				ch = getBuf()
 			}
 			if werr != nil {
-				return fmt.Errorf("write: %w", werr)
+				return fmt.Errorf("%w: %w", errWrite, werr)
 			}
 		}
 		if rerr != nil {

@@ -2,8 +2,10 @@ package tee
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,4 +46,14 @@ func closeQueue(q chan<- Item) {
 	if q != nil {
 		close(q)
 	}
+}
+
+// closeEditorIn returns a func that closes the editor's stdin once, if it
+// can be closed.
+func closeEditorIn(in io.Reader) func() {
+	c, ok := in.(io.Closer)
+	if !ok {
+		return func() {}
+	}
+	return sync.OnceFunc(func() { _ = c.Close() })
 }

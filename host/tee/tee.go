@@ -102,14 +102,21 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	bound := &byteBound{limit: int64(cfg.QueueBytes)}
 	c2a := newCapture(sdk.C2A, cfg.Queue, bound)
 	a2c := newCapture(sdk.A2C, cfg.Queue, bound)
+	// The agent's stdin gone (a failed write, or closed by the agent) closes
+	// the editor's: its next write fails, as it would without acptap.
+	editorIn := closeEditorIn(cfg.Stdin)
+	stopWatch := watchAgentStdin(agentIn, editorIn)
 	var closeIn sync.Once
-	closeAgentIn := func() { closeIn.Do(func() { agentIn.Close() }) }
+	closeAgentIn := func() { closeIn.Do(func() { stopWatch(); agentIn.Close() }) }
 
 	// Editor → agent. Not waited for: its Read may block for as long as the editor keeps
 	// stdin open. After finish, its writes fail (agentIn is closed) and it captures nothing.
 	go func() {
 		if err := copyLines(agentIn, cfg.Stdin, c2a); err != nil {
 			log.Debug("editor to agent copy ended", "error", err)
+			if errors.Is(err, errWrite) {
+				editorIn()
+			}
 		}
 		closeAgentIn() // editor EOF → agent sees EOF
 	}()

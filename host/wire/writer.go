@@ -141,7 +141,14 @@ func (w *Writer) Flush() error {
 }
 
 // Close flushes, syncs and closes the file. Calling it again is a no-op.
-func (w *Writer) Close() error {
+func (w *Writer) Close() error { return w.close(true) }
+
+// CloseNoSync flushes and closes the file without waiting for stable
+// storage: record hands the connection to a finisher, which syncs the file
+// (SyncFile) before it maps it, so the editor does not wait for the disk.
+func (w *Writer) CloseNoSync() error { return w.close(false) }
+
+func (w *Writer) close(sync bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -149,7 +156,7 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	err := w.bw.Flush()
-	if err == nil {
+	if err == nil && sync {
 		err = w.f.Sync()
 	}
 	err = errors.Join(err, w.f.Close())
@@ -181,4 +188,20 @@ func mkdirPrivate(dir string) error {
 		return err
 	}
 	return os.Chmod(dir, DirMode)
+}
+
+// SyncFile flushes a closed wire log to stable storage.
+func SyncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("sync wire log: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync wire log: %w", err)
+	}
+	return nil
 }

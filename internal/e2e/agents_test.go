@@ -40,6 +40,11 @@ func runHelper(mode string) int {
 		return exitWith(os.Getenv(exitEnv))
 	case helperACP:
 		return acpAgentMain()
+	case helperCloseIn:
+		return closeInAgent()
+	case helperHello:
+		os.Stdout.WriteString(helloLine)
+		return exitWith(os.Getenv(exitEnv))
 	}
 	fmt.Fprintf(os.Stderr, "e2e helper: unknown mode %q\n", mode)
 	return 2

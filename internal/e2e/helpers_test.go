@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/store"
 )
 
@@ -186,8 +187,17 @@ func (r *recording) readRest() {
 	}
 }
 
-// wait closes stdin, reads stdout to its end and returns acptap's exit code.
+// wait closes stdin, reads stdout to its end and returns acptap's exit code
+// once the mapping is complete.
 func (r *recording) wait() int {
+	r.t.Helper()
+	code := r.waitExit()
+	waitMapped(r.t, r.cmd.Args[1:])
+	return code
+}
+
+// waitExit is wait without waiting for a finisher.
+func (r *recording) waitExit() int {
 	r.t.Helper()
 	_ = r.stdin.Close()
 	r.readRest()
@@ -347,4 +357,32 @@ func exitCode(ps *os.ProcessState) int {
 func sortStrings(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// waitMapped waits, after `acptap ARGS…` exited, for the finisher it may
+// have handed its mapping to (host/finisher): the store it recorded into
+// (--store, or the default under XDG_DATA_HOME) has no pending connection.
+func waitMapped(t *testing.T, args []string) {
+	t.Helper()
+	root := ""
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--store" && i+1 < len(args) {
+			root = args[i+1]
+		}
+	}
+	if root == "" {
+		root = filepath.Join(os.Getenv("XDG_DATA_HOME"), "acptap")
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pollDeadline)
+	defer cancel()
+	if err := finisher.WaitIdle(ctx, st); err != nil {
+		t.Fatalf("mapping not finished after record exited: %v", err)
+	}
 }

@@ -84,6 +84,7 @@ func runClientAgent(t *testing.T, flags, agent []string, opts clientlib.Options,
 	case <-time.After(pollDeadline):
 		t.Fatalf("acptap record did not exit after the session; stderr: %s", stderr.String())
 	}
+	waitMapped(t, cmd.Args[1:])
 	return clientRun{sum: sum, code: exitCode(cmd.ProcessState), stderr: stderr.String()}
 }
 

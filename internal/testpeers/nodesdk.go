@@ -159,7 +159,28 @@ func RunSDKClientIn(t testing.TB, dir, client string, clientArgs, agentArgv []st
 	if err := json.Unmarshal(b, &res.Summary); err != nil {
 		t.Fatalf("parse %s summary: %v\n%s", client, err, b)
 	}
+	if root := recordStore(agentArgv); root != "" {
+		WaitMapped(t, root)
+	}
 	return res
+}
+
+// recordStore is the --store of an `acptap record` in argv, or "".
+func recordStore(argv []string) string {
+	rec := false
+	for i, a := range argv {
+		switch {
+		case a == "record":
+			rec = true
+		case a == "--":
+			if rec {
+				return ""
+			}
+		case rec && a == "--store" && i+1 < len(argv):
+			return argv[i+1]
+		}
+	}
+	return ""
 }
 
 // RequireOK fails the test unless the client exited 0 with ok=true and the

@@ -10,7 +10,14 @@
 //     the host must restart it and re-feed it from the wire log;
 //   - {"fault":"stdin"}: no fault; its record says what the plugin's
 //     standard input is ("stdin": the target of /proc/self/fd/0), so a test
-//     can prove the editor's stdin never reaches a plugin.
+//     can prove the editor's stdin never reaches a plugin;
+//   - {"fault":"gate","marker":FILE}: every later Map call, and Finish,
+//     first creates FILE.waiting-<pid> and then blocks until FILE exists, so
+//     a test holds the mapping behind the tee for as long as it likes.
+//
+// FAULTY_HANG in the environment hangs the plugin before any config is
+// seen: "handshake" never completes go-plugin's handshake, "info" never
+// answers Info.
 //
 // Besides alpha.9 it claims the ACP v2 draft 2.0.0-alpha.13, which the
 // default revisions table does not name: dropped into plugin_path, it is
@@ -22,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/acptap/acptap/sdk"
 )
@@ -34,6 +42,9 @@ type config struct {
 type mapper struct{}
 
 func (mapper) Info(context.Context) (sdk.Info, error) {
+	if os.Getenv("FAULTY_HANG") == "info" {
+		time.Sleep(24 * time.Hour)
+	}
 	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
 		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
 }
@@ -65,6 +76,9 @@ func (s *session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, er
 		<-ctx.Done() // only the host killing us ends this call
 		return nil, ctx.Err()
 	}
+	if err := s.gate(ctx); err != nil {
+		return nil, err
+	}
 	var outs []sdk.Output
 	for _, f := range frames {
 		if s.emitted || f.ReplyToMethod != "session/new" {
@@ -94,7 +108,28 @@ func (s *session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, er
 	return outs, nil
 }
 
+// gate blocks, after the first outputs, until the gate file exists.
+func (s *session) gate(ctx context.Context) error {
+	if !s.emitted || s.cfg.Fault != "gate" {
+		return nil
+	}
+	_ = os.WriteFile(fmt.Sprintf("%s.waiting-%d", s.cfg.Marker, os.Getpid()), nil, 0o600)
+	for {
+		if _, err := os.Stat(s.cfg.Marker); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 func (s *session) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
+	if err := s.gate(ctx); err != nil {
+		return nil, err
+	}
 	if s.emitted && s.cfg.Fault == "stall" {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -102,4 +137,9 @@ func (s *session) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
 	return nil, nil
 }
 
-func main() { sdk.Serve(mapper{}) }
+func main() {
+	if os.Getenv("FAULTY_HANG") == "handshake" {
+		time.Sleep(24 * time.Hour) // go-plugin waits for a handshake line that never comes
+	}
+	sdk.Serve(mapper{})
+}

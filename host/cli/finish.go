@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/finisher"
+	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/wire"
+)
+
+// hiddenFinish is the subcommand of the detached finisher record hands a
+// connection to (host/finisher): `__finish [flags] CONNECTION` with the
+// connection's locked marker on fd 3, or `__finish [flags] --pending` for
+// every abandoned connection.
+const hiddenFinish = "__finish"
+
+// args are the flags that give a finisher the same store, config and log as
+// this command.
+func (c *common) args() []string {
+	var a []string
+	for _, kv := range [][2]string{{"store", c.store}, {"config", c.config}, {"log-file", c.logFile}, {"log-level", c.logLevel}} {
+		if kv[1] != "" {
+			a = append(a, "--"+kv[0], kv[1])
+		}
+	}
+	if c.logStderr {
+		a = append(a, "--log-stderr")
+	}
+	return a
+}
+
+// mapOptions are the pipeline options of a connection mapped again from its
+// wire log (the finisher; rebuild adds its mode and sink).
+func mapOptions(cfg *config.Config, env *Env, logger hclog.Logger) (func(wire.Header) pipeline.Options, error) {
+	cat, err := catalog(env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func(hdr wire.Header) pipeline.Options {
+		return pipeline.Options{
+			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
+			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
+			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
+			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
+			Routing: routing(cfg, cat, logger, hdr.Agent.Command),
+		}
+	}, nil
+}
+
+// finisherOptions are the options a finisher maps with (the relay, when
+// configured, gets each connection's events again; it drops those it has).
+func finisherOptions(ctx context.Context, env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger) (finisher.Options, error) {
+	po, err := mapOptions(cfg, env, logger)
+	if err != nil {
+		return finisher.Options{}, err
+	}
+	o := finisher.Options{Store: st, Logger: logger, Pipeline: po}
+	if cfg.AEP.Relay != "" {
+		o.Relay = func() (pipeline.EventForwarder, func()) {
+			outbox := attachOutbox(ctx, cfg, logger, nil)
+			if outbox == nil {
+				return nil, func() {}
+			}
+			return outbox, func() { stopOutbox(outbox, cfg, logger) }
+		}
+	}
+	return o, nil
+}
+
+// finishPending completes the connections of the store whose mapping never
+// finished (a finisher killed, the machine off), and waits for those a
+// running finisher holds, so that the command sees every output. Every
+// command that opens the store calls it, except record, which must not
+// wait: it starts a detached finisher instead (spawnPendingFinisher).
+func finishPending(ctx context.Context, env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger) ([]finisher.Result, error) {
+	conns, err := finisher.Pending(st)
+	if err != nil || len(conns) == 0 {
+		return nil, err
+	}
+	o, err := finisherOptions(ctx, env, cfg, st, logger)
+	if err != nil {
+		return nil, err
+	}
+	return finisher.CompleteAll(ctx, o, true)
+}
+
+// finishPendingQuietly is finishPending for commands whose output is not a
+// report of it: a failure is one line on stderr; the command goes on.
+func finishPendingQuietly(env *Env, cfg *config.Config, st *store.Store) {
+	logger, closer, err := newCommandLogger(cfg)
+	if err != nil {
+		logger = hclog.NewNullLogger()
+	}
+	defer closeQuietly(closer)
+	if _, err := finishPending(context.Background(), env, cfg, st, logger); err != nil {
+		fmt.Fprintf(env.Stderr, "acptap: pending connections not finished: %s\n", oneLine(err))
+	}
+}
+
+// spawnPendingFinisher starts a detached finisher when the store holds a
+// connection nobody maps: record never waits for one.
+func spawnPendingFinisher(env *Env, c *common, st *store.Store, logger hclog.Logger) {
+	if !finisher.Abandoned(st) {
+		return
+	}
+	args := append(append([]string{hiddenFinish}, c.args()...), "--store", st.Root(), "--pending")
+	if err := finisher.Spawn(env.Self, args, nil); err != nil {
+		logger.Error("pending connections left for the next command", "error", err)
+	}
+}
+
+// runFinish is the detached finisher.
+func runFinish(env *Env, args []string) int {
+	var c common
+	var pending bool
+	fs := flag.NewFlagSet(hiddenFinish, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	c.register(fs)
+	fs.BoolVar(&pending, "pending", false, "finish every abandoned connection")
+	if err := fs.Parse(args); err != nil || (!pending && fs.NArg() != 1) {
+		fmt.Fprintf(env.Stderr, "acptap %s: [flags] (CONNECTION | --pending)\n", hiddenFinish)
+		return ExitUsage
+	}
+	var inherited *os.File
+	if !pending {
+		inherited = finisher.Inherited()
+	}
+	cfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap %s: %s\n", hiddenFinish, oneLine(err))
+		return ExitFailure
+	}
+	// Like record, the finisher never waits on its log file (it may be a
+	// FIFO): it would hold the connection's lock for ever.
+	logger, closer, err := config.NewLoggerAsync(cfg, "acptap", nil)
+	if err != nil {
+		return ExitFailure // stderr is /dev/null here
+	}
+	defer closeQuietly(closer)
+	logger = logger.Named("finisher")
+	if err := finisher.LowerPriority(); err != nil {
+		logger.Warn("finisher runs at the normal CPU priority", "error", err)
+	}
+	st, err := store.Open(cfg.Store)
+	if err != nil {
+		logger.Error("store", "error", err)
+		return ExitFailure
+	}
+	ctx := context.Background()
+	o, err := finisherOptions(ctx, env, cfg, st, logger)
+	if err != nil {
+		logger.Error("plugins", "error", err)
+		return ExitFailure
+	}
+	if pending {
+		if _, err := finisher.CompleteAll(ctx, o, false); err != nil {
+			logger.Error("pending connections not finished", "error", strings.ReplaceAll(err.Error(), "\n", "; "))
+			return ExitFailure
+		}
+		return ExitOK
+	}
+	m, err := finisher.Adopt(st, fs.Arg(0), inherited)
+	if err != nil {
+		logger.Error("finisher", "error", err)
+		return ExitFailure
+	}
+	if _, err := finisher.Complete(ctx, o, m); err != nil {
+		logger.Error("connection not finished; left pending", "error", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// rebuildPending finishes the store's pending connections for rebuild;
+// with report (--pending) it lists them on stdout.
+func rebuildPending(env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger, report bool) int {
+	results, err := finishPending(context.Background(), env, cfg, st, logger)
+	if report {
+		for _, r := range results {
+			fmt.Fprintf(env.Stdout, "%s: finished, revision %s, %d frames → %d files\n", r.Conn, r.Stats.Revision, r.Stats.Frames, len(r.Streams))
+			for _, s := range r.Streams {
+				fmt.Fprintf(env.Stdout, "  %s\n", s)
+			}
+		}
+		if len(results) == 0 && err == nil {
+			fmt.Fprintln(env.Stdout, "no pending connections")
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap rebuild: pending connections: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// finishing reports whether the store has a connection still being mapped
+// (the shipper follows a finisher as it follows record).
+func finishing(cfg *config.Config) func() bool {
+	return func() bool {
+		st, err := store.Open(cfg.Store)
+		if err != nil {
+			return false
+		}
+		conns, err := finisher.Pending(st)
+		return err == nil && len(conns) > 0
+	}
+}
