@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
 )
 
@@ -46,7 +47,10 @@ func NewLoggerAsync(c *Config, name string, onErr func(error)) (hclog.Logger, io
 		}
 		w.set(f)
 	}()
-	return hclog.New(&hclog.LoggerOptions{Name: name, Level: level, Color: hclog.ColorOff, Output: w, JSONFormat: true}), w, nil
+	// Repeats of one message beyond a burst are counted, not written, as
+	// NewLogger does.
+	tw := logthrottle.New(w)
+	return hclog.New(&hclog.LoggerOptions{Name: name, Level: level, Color: hclog.ColorOff, Output: tw, JSONFormat: true}), tw, nil
 }
 
 func openLogFile(path string) (*os.File, error) {
