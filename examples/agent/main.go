@@ -1,4 +1,4 @@
-// Command agent is acptap's example ACP v2 agent: it speaks newline-delimited
+// Command agent is acptap's example ACP agent (v1 or v2, as the client asks): it speaks newline-delimited
 // JSON-RPC on stdin/stdout and plays a scripted coding turn for every prompt
 // (see package agentlib). Diagnostics go to stderr.
 //

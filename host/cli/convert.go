@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"maps"
 	"os"
@@ -106,6 +107,14 @@ func runConvert(env *Env, args []string) int {
 	for _, in := range inputs {
 		if ctx.Err() != nil {
 			break
+		}
+		if in != "-" {
+			if err := notKind(in, filekind.ACPLog); err != nil {
+				fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
+				code = ExitFailure
+				total.failed++
+				continue
+			}
 		}
 		logger.Info("convert", "input", in, "from", from, "force", force)
 		bar.resume()

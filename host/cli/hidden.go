@@ -3,6 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"strconv"
+
+	"github.com/acptap/acptap/host/tee"
 
 	"github.com/acptap/acptap/examples/agent/agentlib"
 )
@@ -11,9 +15,25 @@ import (
 // bundled example agent, so the demo needs no separate build step.
 const hiddenAgent = "__example-agent"
 
+// hiddenWatchdog is the subcommand of the watchdog `record` starts beside
+// the agent (tee.Watchdog): it kills the agent's process group when acptap
+// dies without ending it.
+const hiddenWatchdog = "__tee-watchdog"
+
+// watchdog makes the watchdog command of the agent's process group.
+func watchdog(env *Env) func(pgid int) *exec.Cmd {
+	return func(pgid int) *exec.Cmd { return exec.Command(env.Self, hiddenWatchdog, strconv.Itoa(pgid)) }
+}
+
 // runHidden serves internal subcommands that are not part of the interface.
 func runHidden(env *Env, args []string) (int, bool) {
 	switch args[0] {
+	case hiddenWatchdog:
+		pgid := 0
+		if len(args) > 1 {
+			pgid, _ = strconv.Atoi(args[1])
+		}
+		return tee.Watchdog(pgid, env.Stdin), true
 	case hiddenAgent:
 		// --respond-first answers session/prompt as soon as the prompt is
 		// inserted, as most ACP v2 agents do; by default after the turn.

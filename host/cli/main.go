@@ -49,6 +49,7 @@ func commands() []command {
 		{"collect", "write every origin's outputs from the team store into a central store", runCollect},
 		{"validate", "check ASR streams against the ASR schema and stream invariants", runValidate},
 		{"show", "print an ASR stream as a readable transcript", runShow},
+		{"sessions", "list the recorded sessions (newest first), filtered by agent, date and cwd", runSessions},
 		{"demo", "record a bundled example agent and client, then show what was written", runDemo},
 		{"version", "print the version", runVersion},
 	}
@@ -74,12 +75,22 @@ func Main(args []string) int {
 
 // Run dispatches a subcommand.
 func Run(env *Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(env.Stderr)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(env.Stdout)
 		return ExitOK
+	case "help": // `acptap help CMD` is `acptap CMD --help`
+		if len(args) == 1 {
+			usage(env.Stdout)
+			return ExitOK
+		}
+		args = []string{args[1], "--help"}
+	case "-version", "--version":
+		args = []string{"version"}
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

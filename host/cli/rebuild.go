@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"path/filepath"
 	"strings"
 
@@ -51,6 +52,11 @@ func runRebuild(env *Env, args []string) int {
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
+		if err := notKind(path, filekind.Wire); err != nil {
+			fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
+			code = ExitFailure
+			continue
+		}
 		r, err := wire.Open(path)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))

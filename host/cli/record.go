@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acptap/acptap/host/aeprelay"
@@ -21,7 +22,20 @@ func runRecord(env *Env, args []string) int {
 			"Configure your editor to run this as the agent command. Exits with the agent's exit code\n"+
 			"(128+n when the agent was killed by signal n; 127 when it could not be started).")
 	c.register(fs)
-	if code, ok := parseFlags(fs, args); !ok {
+	code, ok, err := parseFlagsBeforeCommand(fs, args)
+	if err != nil {
+		// The rule for what is wrong with acptap's own settings (a flag, the
+		// config, the store): the editor still gets its agent, and is told
+		// once on stderr that nothing is recorded. Only without an agent
+		// command (after --) is there nothing to run.
+		if i := slices.Index(args, "--"); i >= 0 && i+1 < len(args) {
+			fmt.Fprintf(env.Stderr, "acptap record: %s; running the agent without recording\n", oneLine(err))
+			return passThrough(env, args[i+1:])
+		}
+		fmt.Fprintf(env.Stderr, "acptap record: %s (see `acptap record --help`)\n", oneLine(err))
+		return ExitUsage
+	}
+	if !ok {
 		return code
 	}
 	agent := fs.Args()
@@ -33,7 +47,7 @@ func runRecord(env *Env, args []string) int {
 	if err != nil {
 		// Configuration errors must not stop the session: the editor still
 		// gets its agent. Say so once on stderr and run capture-free.
-		fmt.Fprintf(env.Stderr, "acptap: config: %s; running the agent without recording\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "acptap record: config: %s; running the agent without recording\n", oneLine(err))
 		return passThrough(env, agent)
 	}
 	return record(env, cfg, agent)
@@ -48,7 +62,7 @@ func passThrough(env *Env, agent []string) int {
 		}
 	}()
 	code, err := tee.Run(context.Background(), tee.Config{Agent: agent, Stdin: env.Stdin, Stdout: env.Stdout,
-		Stderr: env.Stderr, Queue: q, Signals: true})
+		Stderr: env.Stderr, Queue: q, Signals: true, Watchdog: watchdog(env)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, oneLine(err))
 	}
@@ -71,7 +85,8 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	stdin := isolateStdin(env.Stdin)
 	go func() {
 		code, err := tee.Run(ctx, tee.Config{Agent: agent, Stdin: stdin, Stdout: env.Stdout,
-			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) }})
+			Stderr: env.Stderr, Queue: queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true, OnStart: func(int) { close(agentStarted) },
+			Watchdog: watchdog(env)})
 		teeDone <- teeResult{code, err}
 	}()
 	// Nothing is set up for an agent that could not be started: no wire

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"io/fs"
 	"os"
@@ -120,26 +121,16 @@ func runReplay(env *Env, args []string) int {
 // parseInterspersed parses flags that may come before or after the
 // positional arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args); !ok {
-			return nil, code, false
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, ExitOK, true
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), ExitOK, true
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	if code, ok := parseFlags(fs, args); !ok {
+		return nil, code, false
 	}
+	return fs.Args(), ExitOK, true
 }
 
 // streamPath resolves a stream file, or a session ID in the store.
 func streamPath(cfg *config.Config, arg string) (string, error) {
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
-		return arg, nil
+		return arg, notKind(arg, filekind.ASR)
 	}
 	if cfg.Store == "" {
 		return "", fmt.Errorf("%s: no such file, and no store to look the session up in", arg)

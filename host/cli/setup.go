@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -62,24 +63,84 @@ func (c *common) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// parseFlags parses a command's flags. ok is false when the command must
-// not run, with the code to exit with: ExitOK after -h/--help (the usage was
-// printed, as for `acptap --help`), ExitUsage after a bad flag.
+// parseFlags parses a command's flags, which may come before, between or
+// after its arguments (`acptap show s1 --no-color`); `--` ends the flags.
+// ok is false when the command must not run, with the code to exit with:
+// ExitOK after -h/--help (the usage went to stdout), ExitUsage after a bad
+// flag (one line on stderr). Every command parses through here (record
+// through parseFlagsBeforeCommand), so the conventions are one.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := fs.Parse(args); {
+	return reportParse(fs, parseArgs(fs, args, true))
+}
+
+// parseFlagsBeforeCommand is parseFlags for `record`: the flags end at the
+// first argument, where the agent's command (with its own flags) begins.
+// It returns the parse error too, for record's rule on bad flags.
+func parseFlagsBeforeCommand(fs *flag.FlagSet, args []string) (code int, ok bool, err error) {
+	err = parseArgs(fs, args, false)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return ExitUsage, false, err
+	}
+	code, ok = reportParse(fs, err)
+	return code, ok, nil
+}
+
+// parseArgs parses args into fs; with interspersed, arguments may come
+// between flags. fs.Args() is the arguments afterwards.
+func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) error {
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		left := fs.Args()
+		used := len(rest) - len(left)
+		if !interspersed || len(left) == 0 || (used > 0 && rest[used-1] == "--") {
+			pos = append(pos, left...)
+			break
+		}
+		pos, rest = append(pos, left[0]), left[1:]
+	}
+	// Parse again with only the arguments, so that fs.Args() holds them.
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// reportParse prints the outcome of a parse: the usage on stdout after
+// -h/--help, the error in one line on stderr after a bad flag.
+func reportParse(fs *flag.FlagSet, err error) (int, bool) {
+	u, _ := fs.Output().(*usageOut)
+	switch {
 	case err == nil:
 		return ExitOK, true
 	case errors.Is(err, flag.ErrHelp):
+		if u != nil {
+			_, _ = u.env.Stdout.Write(u.buf.Bytes())
+		}
 		return ExitOK, false
+	}
+	if u != nil {
+		fmt.Fprintf(u.env.Stderr, "acptap %s: %s (see `acptap %s --help`)\n", fs.Name(), oneLine(err), fs.Name())
 	}
 	return ExitUsage, false
 }
 
+// usageOut collects what the flag package prints (the usage, an error):
+// reportParse decides where it goes.
+type usageOut struct {
+	env *Env
+	buf bytes.Buffer
+}
+
+func (u *usageOut) Write(p []byte) (int, error) { return u.buf.Write(p) }
+
 func newFlagSet(env *Env, name, args, about string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.SetOutput(&usageOut{env: env})
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: acptap %s %s\n\n%s\n\nFlags:\n", name, args, about)
+		u := fs.Output().(*usageOut)
+		u.buf.Reset()
+		fmt.Fprintf(u, "Usage: acptap %s %s\n\n%s\n\nFlags:\n", name, args, about)
 		fs.PrintDefaults()
 	}
 	return fs

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -24,7 +26,7 @@ const (
 func runShow(env *Env, args []string) int {
 	var c common
 	fs := newFlagSet(env, "show", "[flags] STREAM",
-		"Prints an ASR stream as a readable transcript: who said what (reasoning dimmed), tool calls\n"+
+		"Prints an ASR stream (or a wire log: its frames) as a readable transcript: who said what (reasoning dimmed), tool calls\n"+
 			"and their results, permissions and their decisions, questions, file changes, plans,\n"+
 			"terminals, usage and state changes, with the declared losses at the top. Records appear in\n"+
 			"stream order; a revision says which record it revises. Colour when stdout is a terminal\n"+
@@ -33,12 +35,16 @@ func runShow(env *Env, args []string) int {
 	registerStoreFlags(fs, &c)
 	noColor := fs.Bool("no-color", false, "never colour the output")
 	color := fs.Bool("color", false, "colour the output even when stdout is not a terminal")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(env.Stderr, "acptap show: give exactly one stream")
 		return ExitUsage
+	}
+	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
+	if k, err := filekind.SniffFile(fs.Arg(0)); err == nil && k == filekind.Wire {
+		return showWire(env, fs.Arg(0), painter{on: on})
 	}
 	name, r, err := openStream(env, &c, fs.Arg(0))
 	if err != nil {
@@ -56,7 +62,6 @@ func runShow(env *Env, args []string) int {
 			return ExitFailure
 		}
 	}
-	on := (*color || isTerminal(env.Stdout)) && !*noColor && os.Getenv("NO_COLOR") == ""
 	out := bufio.NewWriter(env.Stdout)
 	sh := &shower{w: out, p: painter{on: on}, decls: decls}
 	bad, err := sh.stream(r)
@@ -523,6 +528,20 @@ func (s *shower) record(g asr.Generic) error {
 			parts = append(parts, "copied history through "+d.LocalThroughID)
 		}
 		s.entry(g, p.c(sgrYellow, "declared: "+strings.Join(parts, "; ")))
+	case asr.AuditPrefix + acpasr.AuditPromptError:
+		var a struct {
+			Native struct {
+				Record struct {
+					Error struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				} `json:"record"`
+			} `json:"native"`
+		}
+		_ = json.Unmarshal(g.Line, &a)
+		e := a.Native.Record.Error
+		s.entry(g, p.c(sgrRed, fmt.Sprintf("✗ prompt refused by the agent: error %d %s", e.Code, clip(e.Message, showMaxJSON))))
 	default:
 		what := "vendor record"
 		if asr.IsAudit(g.Type) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"io/fs"
 	"os"
@@ -26,8 +27,8 @@ func runValidate(env *Env, args []string) int {
 			"Exits 1 if any stream is invalid or cannot be read.")
 	registerStoreFlags(fs, &c)
 	asJSON := fs.Bool("json", false, "print one JSON document: per file its summary and problems")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(env.Stderr, "acptap validate: no stream given")
@@ -163,6 +164,9 @@ func openStream(env *Env, c *common, arg string) (string, io.ReadCloser, error) 
 	case err == nil && st.IsDir():
 		return "", nil, fmt.Errorf("%s is a directory, not a stream", arg)
 	case err == nil:
+		if err := notKind(arg, filekind.ASR); err != nil {
+			return "", nil, err
+		}
 		f, err := os.Open(arg)
 		return arg, f, err
 	case !errors.Is(err, fs.ErrNotExist):
@@ -192,4 +196,20 @@ func openStream(env *Env, c *common, arg string) (string, io.ReadCloser, error) 
 		return "", nil, err
 	}
 	return path, f, nil
+}
+
+// notKind is the one-line error for a file of another kind acptap knows
+// than want ("… is a wire log, not an ASR stream; try …"), or nil. Files
+// it does not recognise are left to the command, which says what is wrong
+// with them line by line.
+func notKind(path string, want filekind.Kind) error {
+	k, err := filekind.SniffFile(path)
+	if err != nil || k == want || k == filekind.Unknown || k == filekind.Empty {
+		return nil
+	}
+	// convert reads wire logs, gzip and logs of frames as ACP logs.
+	if want == filekind.ACPLog && (k == filekind.Wire || k == filekind.Gzip) {
+		return nil
+	}
+	return filekind.Wrong(path, k, want)
 }

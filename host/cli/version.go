@@ -2,23 +2,19 @@ package cli
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/acptap/acptap/sdk"
 )
 
 // Version is set at build time with -ldflags "-X github.com/acptap/acptap/host/cli.Version=…";
-// otherwise the module version from the build info is used.
+// otherwise it is sdk.Release, the one version string the built-in plugins also carry.
 var Version = ""
 
 func version() string {
 	if Version != "" {
 		return Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "0.1.0-dev"
+	return sdk.Release
 }
 
 func runVersion(env *Env, args []string) int {

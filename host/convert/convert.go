@@ -281,7 +281,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	counter.fill(res)
 	res.Diagnostics = sink.Diagnostics()
 	res.Streams = sink.Streams()
-	res.Replaced = append(res.Replaced, sink.Replaced()...)
+	res.Replaced = pipeline.PruneBackups(append(res.Replaced, sink.Replaced()...))
 	var errs []error
 	for _, e := range []error{werr, serr} {
 		if e != nil {

@@ -251,7 +251,8 @@ func (s *StoreSink) GaveUp() bool {
 	return s.gaveUp
 }
 
-// Replaced lists the backups of files that ReplaceExisting moved aside.
+// Replaced lists the backups of files that ReplaceExisting moved aside
+// (after Close: only those whose file changed).
 func (s *StoreSink) Replaced() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,5 +300,6 @@ func (s *StoreSink) Close() error {
 		}
 		delete(s.writers, k)
 	}
+	s.moved = PruneBackups(s.moved)
 	return errors.Join(s.errs...)
 }

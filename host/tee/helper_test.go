@@ -73,6 +73,9 @@ func helperMain(mode string) int {
 		}
 		return 0
 	}
+	if code, ok := procGroupHelper(mode); ok {
+		return code
+	}
 	fmt.Fprintf(os.Stderr, "unknown TEE_HELPER mode %q\n", mode)
 	return 2
 }
@@ -129,6 +132,11 @@ func helperTee() int {
 		Stderr:  os.Stderr,
 		Queue:   q,
 		Signals: true,
+		Watchdog: func(pgid int) *exec.Cmd {
+			c := exec.Command(selfExe())
+			c.Env = append(os.Environ(), "TEE_HELPER=watchdog", "TEE_PGID="+strconv.Itoa(pgid))
+			return c
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

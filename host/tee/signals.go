@@ -22,13 +22,13 @@ func newSignalRelay() *signalRelay {
 	return r
 }
 
-// start relays caught signals to p until stop is called.
-func (r *signalRelay) start(p *os.Process, log func(string, ...any)) {
+// start relays caught signals to the agent's process group until stop is called.
+func (r *signalRelay) start(p *procGroup, log func(string, ...any)) {
 	go func() {
 		for {
 			select {
 			case s := <-r.ch:
-				if err := p.Signal(s); err != nil {
+				if err := p.signal(s); err != nil {
 					log("cannot forward signal to agent", "signal", s.String(), "error", err)
 				} else {
 					log("forwarded signal to agent", "signal", s.String())

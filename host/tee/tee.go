@@ -65,7 +65,11 @@ type Config struct {
 	Queue   chan<- Item   // bounded, never blocked on; closed by Run; nil = no capture (items: see Item)
 	Signals bool          // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
 	OnStart func(pid int) // called right after the agent started
-	Logger  hclog.Logger  // nil = silent
+	// Watchdog makes the command of the watchdog process that kills the
+	// agent's process group pgid if acptap dies without ending it (Linux;
+	// see procgroup_linux.go and Watchdog). Nil: no watchdog.
+	Watchdog func(pgid int) *exec.Cmd
+	Logger   hclog.Logger // nil = silent
 
 	QueueBytes   int           // bound on the bytes of the chunks on Queue (0 = DefaultQueueBytes)
 	DrainTimeout time.Duration // 0 = DefaultDrainTimeout
@@ -120,8 +124,10 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	if ag.relay != nil {
 		ag.relay.stop()
 	}
+	ag.group.terminate()
 	drainAfterExit(outDone, agentOut, cfg.DrainTimeout, log)
 	closeAgentIn()
+	ag.group.end()
 
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalGapWait)
 	for _, c := range []*capture{a2c, c2a} {
@@ -173,6 +179,7 @@ type agent struct {
 	in    *os.File // we write, the agent reads
 	out   *os.File // the agent writes, we read
 	relay *signalRelay
+	group *procGroup
 }
 
 // start makes the two pipes and starts the agent on them. The agent inherits the pipe ends
@@ -195,6 +202,7 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, cfg.Stderr
 	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = cancelAgent(cmd)    // ctx cancelled: the whole group goes
 	cmd.WaitDelay = cfg.DrainTimeout // bounds the stderr copy when Stderr is not a file
 
 	var relay *signalRelay
@@ -215,8 +223,9 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	if cfg.OnStart != nil {
 		cfg.OnStart(cmd.Process.Pid)
 	}
+	group := startGroup(cmd, cfg.Watchdog, cfg.Logger)
 	if relay != nil {
-		relay.start(cmd.Process, cfg.Logger.Debug)
+		relay.start(group, cfg.Logger.Debug)
 	}
-	return &agent{cmd: cmd, in: inW, out: outR, relay: relay}, nil
+	return &agent{cmd: cmd, in: inW, out: outR, relay: relay, group: group}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -14,7 +15,7 @@ const (
 	Name = "acpv1"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = "0.1.0"
+	Version = sdk.Release
 	// Input is the protocol revision of live ACP v1 connections.
 	Input = "acp/1"
 	// InputLog is the input kind of stored ACP v1 logs (acptap convert).
@@ -74,5 +75,8 @@ func options(cfg acpasr.Config, mode sdk.Mode) acpasr.Options {
 		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), LossTurnState),
 		Config:      cfg,
 		ModeUpdates: true,
+		// Unstable: a superset of stable v1 (its unstable methods and
+		// members are what real agents already send).
+		SourceSchema: acpschema.V1Unstable,
 	}
 }

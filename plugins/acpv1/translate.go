@@ -88,13 +88,13 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		t.cur = &f
 		list := t.safely(func() []acpasr.Translated { return t.frame(&f) })
 		outs = append(outs, t.take()...)
-		if len(list) > 0 {
-			eo, err := t.eng.MapTranslated(ctx, list)
-			if err != nil {
-				return outs, err
-			}
-			outs = append(outs, eo...)
+		// The v1 line itself is checked against the official v1 schema
+		// (the engine's frames are translations, not the wire's).
+		eo, err := t.eng.MapSource(ctx, &f, list)
+		if err != nil {
+			return outs, err
 		}
+		outs = append(outs, eo...)
 	}
 	t.cur = nil
 	return outs, nil
@@ -369,10 +369,12 @@ func (t *translator) initialized(f *sdk.Frame, m rpc) []acpasr.Translated {
 }
 
 // promptAnswer ends a turn at the session/prompt response (ACP v1 has no
-// state_update): an idle state with the stopReason. An error response
-// after the agent sent updates ends the turn with stopReason "error" and
-// the error (the agent took the prompt); an error before any update means
-// the prompt was not taken: it is withdrawn, and nothing is recorded.
+// state_update): an idle state with the stopReason. An error response ends
+// the turn with stopReason "error" and the error (the v2 row "state_update
+// idle + stopReason, error → state, copied"); when it came before any
+// update the prompt was not taken either: its message is withdrawn (the
+// seed's "session/prompt JSON-RPC error → no record"), and the state says
+// why the turn failed (e.g. "Authentication required").
 func (t *translator) promptAnswer(f *sdk.Frame, p *pending, m rpc) []acpasr.Translated {
 	s := t.session(p.session)
 	if s.prompt == p {
@@ -380,9 +382,10 @@ func (t *translator) promptAnswer(f *sdk.Frame, p *pending, m rpc) []acpasr.Tran
 	}
 	updates := s.updates
 	s.turnEnds()
+	var out []acpasr.Translated
 	if m.isErr && !updates {
 		s.unPrompt(p.prompt)
-		return []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: p.session, Withdraw: p.prompt.id}}}
+		out = append(out, acpasr.Translated{Frame: *f, Hint: acpasr.Hint{Session: p.session, Withdraw: p.prompt.id}})
 	}
 	state := map[string]json.RawMessage{"sessionUpdate": rawString("state_update"), "state": rawString("idle")}
 	if m.isErr {
@@ -391,7 +394,7 @@ func (t *translator) promptAnswer(f *sdk.Frame, p *pending, m rpc) []acpasr.Tran
 	} else if v, ok := m.result["stopReason"]; ok && len(v) > 0 && v[0] == '"' {
 		state["stopReason"] = v
 	}
-	return []acpasr.Translated{{Frame: notification(*f, p.session, marshal(state))}}
+	return append(out, acpasr.Translated{Frame: notification(*f, p.session, marshal(state))})
 }
 
 // modeSet records a mode the client set and the agent accepted, unless the

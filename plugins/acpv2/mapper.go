@@ -13,7 +13,7 @@ const (
 	Name = "acpv2"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = "0.1.0"
+	Version = sdk.Release
 	// Input is the protocol revision the plugin maps.
 	Input = "acp/2@2.0.0-alpha.9"
 	// SourceFormatVersion is the ACP schema revision (ASR-700).

@@ -10,7 +10,7 @@ const (
 	// Name is the plugin's name.
 	Name = "aep"
 	// Version is the plugin's version.
-	Version = "0.1.0"
+	Version = sdk.Release
 	// Agent is the envelope's agent: the tee observes a protocol, not a
 	// vendor.
 	Agent = "acp"

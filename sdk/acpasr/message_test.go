@@ -164,3 +164,20 @@ func TestASR706_SupersedingAfterFinal(t *testing.T) {
 		t.Errorf("a revision keeps the entity's ts: %v vs %v", msgs[1]["ts"], msgs[0]["ts"])
 	}
 }
+
+// TestASR713_PromptErrorAudited: a session/prompt answered with a JSON-RPC
+// error makes no message (the seed's "no record": it was not inserted),
+// but the failure is not invisible: an audit-only record
+// org.agent-session.acp/session_prompt_error holds the error response.
+func TestASR713_PromptErrorAudited(t *testing.T) {
+	prompt := `c2a {"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}`
+	refused := `a2c {"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Authentication required"}}`
+	recs := records(t, mapAll(t, startReq(""), parseFrames(t, opened(prompt, refused))), "s1")
+	if msgs := ofType(recs, "message"); len(msgs) != 0 {
+		t.Errorf("messages = %s, want none", js(msgs))
+	}
+	audits := ofType(recs, "org.agent-session.acp/session_prompt_error")
+	if len(audits) != 1 || js(audits[0]["native"].(map[string]any)["record"]) != `{"error":{"code":-32000,"message":"Authentication required"},"id":2,"jsonrpc":"2.0"}` {
+		t.Errorf("audit records = %s", js(audits))
+	}
+}

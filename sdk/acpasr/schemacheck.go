@@ -1,6 +1,7 @@
 package acpasr
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -16,11 +17,12 @@ import (
 const lossNonconforming = "_org.acptap/nonconforming_frames"
 
 // summaryNonconforming is the diagnostic of a frame that does not conform.
-const summaryNonconforming = "frame does not conform to the ACP schema"
+const summaryNonconforming = "nonconforming frame: it does not conform to the official ACP schema"
 
 // schemaCheck follows the connection's conversation for the schema check.
-// Only Map (ACP v2 frames) checks: a translator's frames (MapTranslated)
-// are not the wire's, so they are not checked against the v2 schema.
+// Map checks its ACP v2 frames; a translator's frames (MapTranslated) are
+// not the wire's, so MapSource checks the source frame they came from
+// against the source protocol's schema (Options.SourceSchema) instead.
 type schemaCheck struct {
 	off bool
 	chk *acpschema.Checker
@@ -33,9 +35,16 @@ func (c Config) checkSchema() bool { return c.CheckSchema == nil || *c.CheckSche
 // conform to the ACP v2 schema is still mapped, with a warning diagnostic,
 // and the sessions it names declare lossNonconforming (ASR-722).
 func (c *conn) checkedFrame(f *sdk.Frame) {
+	c.checkedMap(f, func() { c.frame(f) })
+}
+
+// checkedMap checks f and runs mapf, which maps it (or what a translator
+// made of it); when f does not conform, the warning diagnostic comes first
+// and the sessions it names declare lossNonconforming around mapf.
+func (c *conn) checkedMap(f *sdk.Frame, mapf func()) {
 	msg, entries := c.checkFrame(f)
 	if msg == "" {
-		c.frame(f)
+		mapf()
 		return
 	}
 	sessions := frameSessions(f.Data, entries)
@@ -55,7 +64,7 @@ func (c *conn) checkedFrame(f *sdk.Frame) {
 			later = append(later, id)
 		}
 	}
-	c.frame(f)
+	mapf()
 	for _, id := range later {
 		if s, ok := c.streams[id]; ok {
 			s.declare([]string{lossNonconforming}, when{at: f.At, replayed: s.replaying}, []uint64{f.Seq})
@@ -82,7 +91,11 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 	if c.schema == nil {
 		c.schema = &schemaCheck{off: !c.cfg.checkSchema()}
 		if !c.schema.off {
-			chk, err := acpschema.NewChecker(acpschema.V2)
+			v := c.opts.SourceSchema
+			if v == 0 {
+				v = acpschema.V2
+			}
+			chk, err := acpschema.NewChecker(v)
 			if err != nil {
 				c.schema.off = true
 				c.cur = f
@@ -144,4 +157,34 @@ func frameSessions(data []byte, entries []int) []string {
 		}
 	}
 	return out
+}
+
+// MapSource maps the frames a translator made of one source frame src, as
+// MapTranslated does, after checking src against the source protocol's
+// official schema (Options.SourceSchema): a source line that does not
+// conform is still mapped, with a warning diagnostic, and the sessions it
+// names declare lossNonconforming (ASR-722), as Map does for ACP v2.
+func (s *Session) MapSource(ctx context.Context, src *sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	c := s.c
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.done {
+		return nil, errFinished
+	}
+	c.safely(func() {
+		c.checkedMap(src, func() {
+			for i := range frames {
+				t := &frames[i]
+				c.safely(func() {
+					c.hint = t.Hint
+					defer func() { c.hint = Hint{} }()
+					c.translated(&t.Frame)
+				})
+				c.safely(c.snapshotRipe)
+			}
+		})
+	})
+	c.cur = nil
+	return c.take(), nil
 }

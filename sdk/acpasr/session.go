@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -50,6 +51,10 @@ type Options struct {
 	// config_change with its mode. Without it that kind, unknown to ACP v2,
 	// is an audit-only record (ASR-710).
 	ModeUpdates bool
+	// SourceSchema is the official schema the source frames a translator
+	// hands to MapSource are checked against (0: acpschema.V2, the schema
+	// of the frames Map maps).
+	SourceSchema acpschema.Version
 }
 
 // Session is the engine mapping one connection: ACP v2 (alpha.9) frames in,

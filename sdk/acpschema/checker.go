@@ -74,7 +74,7 @@ type Checker struct {
 	counts   map[string]int // "<sender> <method> <kind>"
 }
 
-// NewChecker returns a Checker for ACP version v (V1 or V2).
+// NewChecker returns a Checker for ACP version v (V1, V1Unstable or V2).
 func NewChecker(v Version) (*Checker, error) {
 	cs, err := loadSchema(v)
 	if err != nil {
@@ -201,7 +201,7 @@ func (c *Checker) check(from Sender, line []byte) error {
 	if arr, ok := inst.([]any); ok {
 		b := c.schema.batch[from]
 		if b == nil {
-			return fmt.Errorf("ACP v%d has no JSON-RPC batches", c.schema.version)
+			return fmt.Errorf("%s has no JSON-RPC batches", c.schema.version)
 		}
 		if len(arr) == 0 {
 			return errors.New("empty batch")
@@ -283,7 +283,7 @@ func (c *Checker) checkPayload(side, method, what string, v any, field string) e
 		if strings.HasPrefix(method, "_") {
 			return nil // extension method: only the envelope is defined
 		}
-		return fmt.Errorf("%s %q is not an ACP v%d method handled by the %s", what, method, c.schema.version, side)
+		return fmt.Errorf("%s %q is not an %s method handled by the %s", what, method, c.schema.version, side)
 	}
 	if method == "session/update" && what == "notification" {
 		if p, ok := v.(map[string]any); ok {

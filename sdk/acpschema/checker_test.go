@@ -108,3 +108,20 @@ func TestShortMessagesStable(t *testing.T) {
 		}
 	}
 }
+
+// TestNullDefaults: SDK 2.4.0's stable v1 schema marks optional arrays
+// "x-deserialize-default-on-null", so null is accepted there (and only
+// there: a null prompt is still wrong).
+func TestNullDefaults(t *testing.T) {
+	for _, v := range []acpschema.Version{acpschema.V1, acpschema.V1Unstable} {
+		c := newChecker(t, v)
+		ok := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":null,"additionalDirectories":null}}`
+		if err := c.Check(acpschema.Client, []byte(ok)); err != nil {
+			t.Errorf("%s: null optional arrays: %v", v, err)
+		}
+		bad := `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":null}}`
+		if err := c.Check(acpschema.Client, []byte(bad)); err == nil {
+			t.Errorf("%s: a null prompt conforms", v)
+		}
+	}
+}

@@ -324,7 +324,7 @@ func interned() *internTable {
 				add(x)
 			}
 		}
-		for _, v := range []Version{V1, V2} {
+		for _, v := range []Version{V1, V2, V1Unstable} {
 			var doc any
 			if json.Unmarshal(SchemaBytes(v), &doc) == nil {
 				walk(doc)

@@ -1,6 +1,7 @@
 // Package acpschema checks ACP wire messages against the official ACP JSON
-// Schemas (v1, protocolVersion 1, and the v2 draft 2.0.0-alpha.9), embedded
-// from @agentclientprotocol/sdk 2.0.0 (Apache-2.0; see schema/README.md).
+// Schemas (v1, protocolVersion 1, stable and unstable, from
+// @agentclientprotocol/sdk 2.4.0; the v2 draft 2.0.0-alpha.9 from 2.0.0;
+// Apache-2.0, see schema/README.md).
 //
 // A Checker follows one conversation: the JSON-RPC envelope of each message
 // is checked against the sender's top-level definition, params against the

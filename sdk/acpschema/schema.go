@@ -13,10 +13,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The official schemas, copied unchanged from @agentclientprotocol/sdk 2.0.0
-// (Apache-2.0; see schema/README.md and schema/LICENSE).
+// The official schemas, copied unchanged from @agentclientprotocol/sdk
+// (Apache-2.0; see schema/README.md and schema/LICENSE): v2 from 2.0.0 (the
+// pinned draft alpha.9), v1 from 2.4.0.
 //
-//go:embed schema/v2/schema.unstable.json schema/v1/schema.json
+//go:embed schema/v2/schema.unstable.json schema/v1/schema.json schema/v1/schema.unstable.json
 var schemaFS embed.FS
 
 // Version selects the ACP schema a Checker validates against.
@@ -28,6 +29,12 @@ const (
 	// V2 is the ACP v2 draft 2.0.0-alpha.9, full unstable schema
 	// (schema/v2/schema.unstable.json).
 	V2 Version = 2
+	// V1Unstable is ACP protocolVersion 1 with its unstable methods and
+	// members (schema/v1/schema.unstable.json): the stable schema plus what
+	// agents and clients already speak ahead of stabilisation (session/fork,
+	// session/resume, models, …). Recorders check v1 traffic against it, so
+	// that an unstable feature is not taken for a nonconforming frame.
+	V1Unstable Version = 3
 )
 
 // SchemaBytes returns the embedded official schema for v.
@@ -39,9 +46,25 @@ func SchemaBytes(v Version) []byte {
 	return b
 }
 
+// String names the schema: "ACP v1", "ACP v1 (unstable)", "ACP v2".
+func (v Version) String() string {
+	switch v {
+	case V1:
+		return "ACP v1"
+	case V1Unstable:
+		return "ACP v1 (unstable)"
+	case V2:
+		return "ACP v2"
+	}
+	return fmt.Sprintf("ACP schema %d", int(v))
+}
+
 func schemaFile(v Version) string {
-	if v == V1 {
+	switch v {
+	case V1:
 		return "schema/v1/schema.json"
+	case V1Unstable:
+		return "schema/v1/schema.unstable.json"
 	}
 	return "schema/v2/schema.unstable.json"
 }
@@ -66,13 +89,13 @@ type compiledSchema struct {
 }
 
 var (
-	compileOnce [3]sync.Once
-	compiled    [3]*compiledSchema
-	compileErr  [3]error
+	compileOnce [4]sync.Once
+	compiled    [4]*compiledSchema
+	compileErr  [4]error
 )
 
 func loadSchema(v Version) (*compiledSchema, error) {
-	if v != V1 && v != V2 {
+	if v != V1 && v != V2 && v != V1Unstable {
 		return nil, fmt.Errorf("unknown ACP schema version %d", v)
 	}
 	compileOnce[v].Do(func() { compiled[v], compileErr[v] = compileSchema(v) })
@@ -85,6 +108,7 @@ func compileSchema(v Version) (*compiledSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse schema: %w", err)
 	}
+	nullDefaults(doc)
 	url := fmt.Sprintf("https://acptap.invalid/acp-v%d.json", v)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
@@ -224,6 +248,48 @@ func compileUpdateKinds(c *jsonschema.Compiler, raw []byte, url string, cs *comp
 		cs.updates[*kind] = compiled
 	}
 	return nil
+}
+
+// nullDefaults makes null valid wherever the schema says the SDKs read null
+// as the default ("x-deserialize-default-on-null": true — stable v1 since
+// SDK 2.4.0 says it of its optional arrays, e.g. session/new's
+// mcpServers): the annotation is part of what the schema accepts, but
+// JSON Schema validators do not know it. A typed node gains "null" as a
+// type; any other node becomes anyOf [itself, null].
+func nullDefaults(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		for _, v := range n {
+			nullDefaults(v)
+		}
+		if n["x-deserialize-default-on-null"] != true {
+			return
+		}
+		switch t := n["type"].(type) {
+		case string:
+			if t != "null" {
+				n["type"] = []any{t, "null"}
+			}
+		case []any:
+			for _, e := range t {
+				if e == "null" {
+					return
+				}
+			}
+			n["type"] = append(t, "null")
+		default:
+			inner := map[string]any{}
+			for k, v := range n {
+				inner[k] = v
+				delete(n, k)
+			}
+			n["anyOf"] = []any{inner, map[string]any{"type": "null"}}
+		}
+	case []any:
+		for _, v := range n {
+			nullDefaults(v)
+		}
+	}
 }
 
 // intFormats asserts the numeric formats the ACP schemas use (they are not

@@ -165,6 +165,7 @@ type agent struct {
 
 	mu          sync.Mutex
 	initialized bool
+	v1          bool // the client negotiated ACP v1 (v1.go)
 	sessions    map[string]*session
 }
 
@@ -237,13 +238,20 @@ func (a *agent) initialize(params json.RawMessage) (any, *rpcError) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	if p.Info == nil || p.Info.Name == "" || p.Info.Version == "" {
-		return nil, invalidParams("info.name and info.version are required")
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.initialized {
 		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: map[string]string{"reason": "already initialized"}}
+	}
+	if negotiate(p.ProtocolVersion) == 1 {
+		r, rerr := a.initializeV1(params)
+		if rerr == nil {
+			a.initialized, a.v1 = true, true
+		}
+		return r, rerr
+	}
+	if p.Info == nil || p.Info.Name == "" || p.Info.Version == "" {
+		return nil, invalidParams("info.name and info.version are required")
 	}
 	a.initialized = true
 	a.logf("initialize from %s %s (protocolVersion %d)", p.Info.Name, p.Info.Version, p.ProtocolVersion)
@@ -310,7 +318,7 @@ func (a *agent) prompt(in incoming) *rpcError {
 		return rerr
 	}
 	s.turns++
-	t := &turn{a: a, s: s, n: s.turns, reqID: in.id, prompt: p.Prompt}
+	t := &turn{a: a, s: s, n: s.turns, reqID: in.id, prompt: p.Prompt, v1: a.v1, announced: map[string]bool{}}
 	prev, done := s.last, make(chan struct{})
 	s.last = done
 	a.turns.Add(1)

@@ -19,6 +19,10 @@ type turn struct {
 
 	responded bool
 	open      []string // tool calls not yet in a final status, in order
+
+	v1        bool            // the connection speaks ACP v1 (v1.go)
+	announced map[string]bool // v1: tool calls already sent as tool_call
+	stop      string          // v1: the stop reason of the prompt response
 }
 
 func (t *turn) messageID() string { return fmt.Sprintf("user-%d", t.n) }
@@ -29,7 +33,22 @@ func (t *turn) respond() {
 		return
 	}
 	t.responded = true
+	if t.v1 {
+		_ = t.a.conn.reply(t.reqID, v1PromptResponse{StopReason: t.stop})
+		return
+	}
 	_ = t.a.conn.reply(t.reqID, promptResponse{MessageID: t.messageID()})
+}
+
+// send sends one session/update of the turn, in the connection's dialect.
+func (t *turn) send(u any) error {
+	if t.v1 {
+		var ok bool
+		if u, ok = v1Update(u, t.announced); !ok {
+			return nil
+		}
+	}
+	return t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: u})
 }
 
 // update sends one session/update, after the configured pause.
@@ -49,7 +68,7 @@ func (t *turn) update(ctx context.Context, u any) error {
 	if tc, ok := u.(toolCallUpdate); ok {
 		t.track(tc)
 	}
-	return t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: u})
+	return t.send(u)
 }
 
 // track remembers which tool calls are still open.
@@ -75,12 +94,14 @@ func (t *turn) track(tc toolCallUpdate) {
 func (t *turn) run(ctx context.Context) {
 	// The prompt is inserted: echo it as the user message (it may come before
 	// or after the prompt response).
+	// (A v1 agent does not echo a live prompt: v1 clients show it already.)
 	for _, block := range t.prompt {
-		_ = t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: contentChunk{
-			SessionUpdate: "user_message_chunk", MessageID: t.messageID(), Content: block,
-		}})
+		if t.v1 {
+			break
+		}
+		_ = t.send(contentChunk{SessionUpdate: "user_message_chunk", MessageID: t.messageID(), Content: block})
 	}
-	if t.a.opts.RespondFirst {
+	if t.a.opts.RespondFirst && !t.v1 {
 		t.respond()
 	}
 
@@ -102,20 +123,23 @@ func (t *turn) run(ctx context.Context) {
 	}
 	if stop != "end_turn" {
 		for _, id := range t.open {
-			_ = t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: toolCallUpdate{
-				SessionUpdate: "tool_call_update", ToolCallID: id, Status: finalStatus(stop),
-			}})
+			_ = t.send(toolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: id, Status: finalStatus(stop)})
 		}
 	}
 	// The final idle snapshot is sent even when the turn was cancelled.
 	final := stateUpdate{SessionUpdate: "state_update", State: "idle", StopReason: stop}
 	if stop == "error" {
-		_ = t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: idleError{
-			stateUpdate: final, Error: rpcError{Code: codeInternalError, Message: err.Error()},
-		}})
+		_ = t.send(idleError{stateUpdate: final, Error: rpcError{Code: codeInternalError, Message: err.Error()}})
 	} else {
-		_ = t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: final})
+		_ = t.send(final)
 	}
+	if t.v1 && stop == "error" {
+		// v1 has no "error" stop reason: the prompt request fails.
+		t.responded = true
+		_ = t.a.conn.replyError(t.reqID, &rpcError{Code: codeInternalError, Message: err.Error()})
+		return
+	}
+	t.stop = stop
 	// Inserted prompts always succeed with their messageId, even if cancelled.
 	t.respond()
 }
@@ -211,7 +235,7 @@ func (t *turn) editTurn(ctx context.Context) error {
 	}
 
 	var perm requestPermissionResponse
-	err = t.a.conn.call(ctx, "session/request_permission", requestPermissionRequest{
+	err = t.a.conn.call(ctx, "session/request_permission", t.permission(requestPermissionRequest{
 		SessionID:   t.s.id,
 		Title:       "Allow editing main.go?",
 		Description: "The agent wants to replace one line.",
@@ -223,7 +247,7 @@ func (t *turn) editTurn(ctx context.Context) error {
 			{OptionID: "allow-always", Name: "Always allow", Kind: "allow_always"},
 			{OptionID: "reject-once", Name: "Reject", Kind: "reject_once"},
 		},
-	}, &perm)
+	}), &perm)
 	if err != nil {
 		return err
 	}
@@ -323,6 +347,14 @@ func (t *turn) explainTurn(ctx context.Context) error {
 		},
 		func() error { return t.usage(ctx) },
 	)
+}
+
+// permission is the request in the connection's dialect.
+func (t *turn) permission(r requestPermissionRequest) any {
+	if t.v1 {
+		return v1Permission(r)
+	}
+	return r
 }
 
 func finalStatus(stopReason string) string {

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/host/sessions"
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// showWire prints a wire log: its connection, then one line per frame
+// (direction, method or the request a response answers, the session it
+// names, the frame's text clipped), the gaps and session entries, and at
+// the end the sessions the connection named and the requests that failed.
+func showWire(env *Env, path string, p painter) int {
+	out := bufio.NewWriter(env.Stdout)
+	defer out.Flush()
+	methods := map[string]string{}
+	var named []string
+	var failures []string
+	frames, gaps := 0, uint64(0)
+	started := false
+	_, err := sessions.Frames(path, func(h wire.Header, f sessions.Frame) error {
+		if !started {
+			started = true
+			fmt.Fprintf(out, "%s %s\n", p.c(sgrBold, "wire log of connection"), h.Connection)
+			fmt.Fprintf(out, "  started %s\n", localTime(h.StartedAt))
+			if len(h.Agent.Command) > 0 {
+				fmt.Fprintf(out, "  agent   %s\n", clean(strings.Join(h.Agent.Command, " ")))
+			}
+			if s := h.Source; s != nil {
+				fmt.Fprintf(out, "  converted from %s (%s, %s)\n", clean(s.Path), s.From, s.Format)
+			}
+			fmt.Fprintln(out)
+		}
+		if f.Session != "" && !contains(named, f.Session) {
+			named = append(named, f.Session)
+		}
+		switch f.Type {
+		case wire.TypeGap:
+			gaps += f.Gap.Frames
+			fmt.Fprintf(out, "%6d %s %s %s\n", f.Seq, clock(f), arrow(f.Dir, p),
+				p.c(sgrRed, fmt.Sprintf("gap: %d lines (%d bytes) not captured (%s)", f.Gap.Frames, f.Gap.Bytes, f.Gap.Reason)))
+			return nil
+		case wire.TypeSession:
+			fmt.Fprintf(out, "%6d %s   %s\n", f.Seq, clock(f), p.c(sgrDim, "session "+clean(f.Session)+" (what the store held of it)"))
+			return nil
+		}
+		frames++
+		var what string
+		switch {
+		case !f.JSON:
+			what = p.c(sgrYellow, "not JSON-RPC")
+		case f.Method != "" && f.ID != "":
+			what = p.c(sgrCyan, f.Method) + " #" + clean(f.ID)
+			methods[f.Dir.String()+f.ID] = f.Method
+		case f.Method != "":
+			what = p.c(sgrCyan, f.Method)
+			if f.Update != "" {
+				what += " " + clean(f.Update)
+			}
+		case f.IsError:
+			m := methods[other(f.Dir)+f.ID]
+			failures = append(failures, sessions.Failure(m, f.ErrCode, f.ErrMsg))
+			what = p.c(sgrRed, fmt.Sprintf("#%s error %d %s", clean(f.ID), f.ErrCode, clean(f.ErrMsg)))
+			if m != "" {
+				what += " (" + m + ")"
+			}
+		default:
+			what = "#" + clean(f.ID) + " result"
+			if m := methods[other(f.Dir)+f.ID]; m != "" {
+				what += " (" + m + ")"
+			}
+		}
+		if f.Session != "" {
+			what += " " + p.c(sgrDim, "["+clean(f.Session)+"]")
+		}
+		fmt.Fprintf(out, "%6d %s %s %s  %s\n", f.Seq, clock(f), arrow(f.Dir, p), what, p.c(sgrDim, clip(clean(string(f.Line)), showMaxJSON)))
+		return nil
+	})
+	if err != nil {
+		out.Flush()
+		fmt.Fprintf(env.Stderr, "acptap show: %s: %s\n", path, oneLine(err))
+		return ExitFailure
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "%d frames", frames)
+	if gaps > 0 {
+		fmt.Fprintf(out, ", %d lines not captured", gaps)
+	}
+	fmt.Fprintln(out)
+	if len(named) == 0 {
+		fmt.Fprintln(out, "sessions: none (no session was started on this connection)")
+	} else {
+		fmt.Fprintf(out, "sessions: %s  (`acptap show SESSION-ID` shows one)\n", clean(strings.Join(named, ", ")))
+	}
+	for _, fl := range failures {
+		fmt.Fprintf(out, "%s %s\n", p.c(sgrRed, "failed:"), clean(fl))
+	}
+	return ExitOK
+}
+
+func arrow(d sdk.Direction, p painter) string {
+	if d == sdk.C2A {
+		return p.c(sgrBlue, "editor → agent")
+	}
+	return p.c(sgrMagenta, "agent → editor")
+}
+
+// other is the direction a response's request went.
+func other(d sdk.Direction) string {
+	if d == sdk.C2A {
+		return sdk.A2C.String()
+	}
+	return sdk.C2A.String()
+}
+
+func clock(f sessions.Frame) string {
+	if f.At.IsZero() {
+		return "--:--:--.---"
+	}
+	return f.At.Local().Format("15:04:05.000")
+}
+
+// clean makes text safe for a terminal: control characters and invalid
+// UTF-8 are written as Go escapes.
+func clean(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError }) < 0 {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
