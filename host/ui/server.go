@@ -43,14 +43,17 @@ type Options struct {
 
 // Server serves the viewer.
 type Server struct {
-	st    *store.Store
-	token string
-	hosts map[string]bool
-	log   hclog.Logger
-	poll  time.Duration
-	mux   *http.ServeMux
-	cache summaryCache
-	mu    sync.Mutex
+	st *store.Store
+	// origins holds each origin's store when st is a central store
+	// (acptap collect): <root>/<origin>/ is a store of its own.
+	origins map[string]*store.Store
+	token   string
+	hosts   map[string]bool
+	log     hclog.Logger
+	poll    time.Duration
+	mux     *http.ServeMux
+	cache   summaryCache
+	mu      sync.Mutex
 }
 
 // NewToken returns a random token.
@@ -85,6 +88,7 @@ func New(addr net.Addr, o Options) *Server {
 		s.hosts[h] = true
 	}
 	s.cache.m = map[string]cached{}
+	s.origins = centralOrigins(s.st)
 	s.routes()
 	return s
 }
@@ -175,4 +179,3 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

@@ -179,3 +179,36 @@ func TestSessionsSearchAndFilters(t *testing.T) {
 		t.Error("a bad date was accepted")
 	}
 }
+
+// TestCentralStore: a store written by acptap collect (a directory per
+// origin) lists every origin's sessions, and each opens.
+func TestCentralStore(t *testing.T) {
+	root := t.TempDir()
+	for _, o := range []string{"alice@laptop", "bob@desk"} {
+		st, err := store.Open(filepath.Join(root, o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(demoStream)
+		os.MkdirAll(st.SessionDir("s1"), 0o700)
+		os.WriteFile(st.StreamPath("s1"), b, 0o600)
+	}
+	os.MkdirAll(filepath.Join(root, ".collect"), 0o700)
+	central, _ := store.Open(root)
+	ts, srv := serve(t, central)
+	l, err := srv.listSessions("", "", "", "", "", false, 0, 50)
+	if err != nil || l.Total != 2 {
+		t.Fatalf("central store: %v, %+v", err, l)
+	}
+	for _, s := range l.Sessions {
+		if s.Key != s.Origin+"/s1" {
+			t.Errorf("key %q of origin %q", s.Key, s.Origin)
+		}
+		if code, body := get(t, ts.URL+"/api/session?id="+s.Key+"&token="+srv.Token(), nil); code != 200 {
+			t.Errorf("open %s: %d %s", s.Key, code, body)
+		}
+	}
+	if code, _ := get(t, ts.URL+"/api/session?id=carol/s1&token="+srv.Token(), nil); code != 404 {
+		t.Errorf("an unknown origin: %d", code)
+	}
+}

@@ -116,8 +116,12 @@ func (s *Server) apiWire(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, error) {
-	path := filepath.Join(s.st.Root(), "wire", name)
-	cites, err := citations(s.st.StreamPath(id), name)
+	st, sid, _, ok := s.resolve(id)
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	path := filepath.Join(st.Root(), "wire", name)
+	cites, err := citations(st.StreamPath(sid), name)
 	if err != nil {
 		return nil, err
 	}

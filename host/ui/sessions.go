@@ -23,6 +23,10 @@ import (
 // Summary is a session as the sessions page lists it.
 type Summary struct {
 	sessions.Session
+	// Key names the session in the viewer's URLs: its ID, or, in a central
+	// store, origin/ID.
+	Key       string   `json:"key"`
+	Origin    string   `json:"origin,omitempty"`
 	ToolCalls int      `json:"toolCalls"`
 	Tokens    float64  `json:"tokens,omitempty"` // context window used at the last usage summary
 	Cost      float64  `json:"cost,omitempty"`
@@ -42,8 +46,12 @@ type cached struct {
 // page reads each stream once.
 type summaryCache struct{ m map[string]cached }
 
-func (s *Server) summary(id string) (Summary, error) {
-	path := s.st.StreamPath(id)
+func (s *Server) summary(key string) (Summary, error) {
+	st, id, origin, ok := s.resolve(key)
+	if !ok {
+		return Summary{}, fs.ErrNotExist
+	}
+	path := st.StreamPath(id)
 	fi, err := os.Stat(path)
 	if err != nil {
 		return Summary{}, err
@@ -54,11 +62,11 @@ func (s *Server) summary(id string) (Summary, error) {
 	if ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
 		return c.sum, nil
 	}
-	base, err := sessions.Summarize(s.st, id)
+	base, err := sessions.Summarize(st, id)
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Session: base}
+	sum := Summary{Session: base, Key: key, Origin: origin}
 	if err := scanExtras(path, &sum); err != nil {
 		return Summary{}, err
 	}
@@ -90,7 +98,7 @@ func scanExtras(path string, sum *Summary) error {
 			return err
 		}
 		var g struct {
-			Type     string `json:"type"`
+			Type     string                        `json:"type"`
 			Native   *struct{ Ref *asr.NativeRef } `json:"native"`
 			Context  *asr.ContextWindow            `json:"contextWindow"`
 			Cost     *asr.Cost                     `json:"cost"`
@@ -151,7 +159,7 @@ func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listSessions(text, agent, cwd, since, until string, errorsOnly bool, offset, limit int) (*SessionList, error) {
-	ids, err := s.st.Sessions()
+	keys, err := s.keys()
 	if err != nil {
 		return nil, err
 	}
@@ -172,10 +180,10 @@ func (s *Server) listSessions(text, agent, cwd, since, until string, errorsOnly 
 	out := &SessionList{Sessions: []Summary{}, Offset: offset}
 	agents := map[string]bool{}
 	var all []Summary
-	for _, id := range ids {
-		sum, err := s.summary(id)
+	for _, key := range keys {
+		sum, err := s.summary(key)
 		if err != nil {
-			out.Problems = append(out.Problems, id+": "+oneLine(err))
+			out.Problems = append(out.Problems, key+": "+oneLine(err))
 			continue
 		}
 		if sum.Agent != "" {
@@ -260,8 +268,12 @@ var prevName = regexp.MustCompile(`^stream\.asr\.jsonl\.prev-[0-9]+$`)
 
 // streamPath is the stream of session id, or one of its .prev- copies
 // (alt): names are looked up in the store, never taken as paths.
-func (s *Server) streamPath(id, alt string) (string, error) {
-	p := s.st.StreamPath(id)
+func (s *Server) streamPath(key, alt string) (string, error) {
+	st, id, _, ok := s.resolve(key)
+	if !ok {
+		return "", fs.ErrNotExist
+	}
+	p := st.StreamPath(id)
 	if alt != "" {
 		if !prevName.MatchString(alt) {
 			return "", fs.ErrNotExist
@@ -276,8 +288,12 @@ func (s *Server) streamPath(id, alt string) (string, error) {
 }
 
 // prevCopies lists a session's .prev- copies, newest first.
-func (s *Server) prevCopies(id string) []string {
-	m, _ := filepath.Glob(filepath.Join(s.st.SessionDir(id), "stream.asr.jsonl.prev-*"))
+func (s *Server) prevCopies(key string) []string {
+	st, id, _, ok := s.resolve(key)
+	if !ok {
+		return nil
+	}
+	m, _ := filepath.Glob(filepath.Join(st.SessionDir(id), "stream.asr.jsonl.prev-*"))
 	var out []string
 	for _, p := range m {
 		if prevName.MatchString(filepath.Base(p)) {

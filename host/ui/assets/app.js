@@ -88,8 +88,10 @@ async function sessionsPage(q) {
   for (const a of list.agents || []) sel.append(el("option", { value: a, text: a, selected: a === q.get("agent") }));
   const tb = $("tbody", table);
   for (const s of list.sessions) {
-    tb.append(el("tr", { dataset: { id: s.id }, class: s.hasErrors ? "err" : "" },
-      el("td", {}, el("a", { href: sessLink(s.id), class: "open", text: s.title || s.id }), s.title ? el("div", { class: "muted", text: s.id }) : null, s.cwd ? el("div", { class: "muted", text: s.cwd }) : null),
+    const key = s.key || s.id;
+    tb.append(el("tr", { dataset: { id: key }, class: s.hasErrors ? "err" : "" },
+      el("td", {}, el("a", { href: sessLink(key), class: "open", text: s.title || s.id }), s.title ? el("div", { class: "muted", text: s.id }) : null,
+        s.origin ? el("div", { class: "badge origin", text: s.origin }) : null, s.cwd ? el("div", { class: "muted", text: s.cwd }) : null),
       el("td", { text: [s.agent, s.agentVersion].filter(Boolean).join(" ") }),
       el("td", { text: s.revision || "" }),
       el("td", { text: fmtTime(s.started) }),
