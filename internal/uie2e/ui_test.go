@@ -66,6 +66,9 @@ func TestViewerInChromium(t *testing.T) {
 	if !strings.Contains(input, "main.go") {
 		t.Errorf("the expanded tool call shows input %q", input)
 	}
+	if !eval[bool](t, ctx, `!!document.querySelector('#usage-chart svg polyline')`) {
+		t.Error("no usage chart for a session with two usage summaries")
+	}
 	screenshot(t, ctx, "session")
 
 	// Follow the tool call's record to its frames, then a frame back to

@@ -244,12 +244,14 @@ async function sessionPage(id, q) {
     el("span", { class: "muted" }, "wire: ", ...wires));
   const losses = (page.view.losses || []).length ? el("div", { class: "item loss", id: "losses" }, el("b", { text: "Declared losses " }), ...page.view.losses.map((l) => badge(`${l.category} (${l.record})`, "gap"))) : null;
   const tr = el("div", { id: "transcript" });
+  const chart = el("div", { id: "usage-chart" });
   const more = el("div", { class: "pager" });
   app.replaceChildren(el("h2", { text: s.title || id }),
     el("div", { class: "muted", text: [s.agent, s.agentVersion, s.revision, fmtTime(s.started), fmtDur(s.durationSeconds), `${s.turns} turns`, `${s.toolCalls} tool calls`, s.tokens ? `${s.tokens} tokens` : "", s.cost ? `${s.cost} ${s.currency}` : ""].filter(Boolean).join(" · ") }),
-    actions, el("div", { class: "layout" }, side, el("div", {}, losses || "", tr, more)));
+    actions, el("div", { class: "layout" }, side, el("div", {}, chart, losses || "", tr, more)));
   const render = (view) => {
     tr.replaceChildren(...view.items.map((it) => itemNode(id, it)));
+    chart.replaceChildren(usageChart(view.items) || "");
     applyFilter();
   };
   render(page.view);
@@ -275,6 +277,34 @@ async function sessionPage(id, q) {
     next = v.view.next;
   });
   status("");
+}
+
+// usageChart draws the context window used and the cost over the session's
+// usage summaries (one point each), or nothing with fewer than two.
+function usageChart(items) {
+  const pts = items.filter((it) => it.kind === "usage" && it.usage);
+  if (pts.length < 2) return null;
+  const W = 600, H = 60, ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + 14}`);
+  svg.setAttribute("class", "usage");
+  const line = (vals, color) => {
+    const top = Math.max(...vals) || 1;
+    const p = document.createElementNS(ns, "polyline");
+    p.setAttribute("points", vals.map((v, i) => `${(i / (vals.length - 1)) * W},${H - (v / top) * H + 2}`).join(" "));
+    p.setAttribute("fill", "none");
+    p.setAttribute("stroke", color);
+    p.setAttribute("stroke-width", "2");
+    svg.append(p);
+  };
+  line(pts.map((it) => it.usage.used || 0), "#3056d3");
+  if (pts.some((it) => it.usage.cost)) line(pts.map((it) => it.usage.cost || 0), "#0b6b3a");
+  const last = pts[pts.length - 1].usage;
+  const label = document.createElementNS(ns, "text");
+  label.setAttribute("x", "0"); label.setAttribute("y", String(H + 13)); label.setAttribute("font-size", "11"); label.setAttribute("fill", "#667085");
+  label.textContent = `tokens (blue) up to ${(last.used || 0).toLocaleString()}` + (last.cost ? `, cost (green) up to ${last.cost} ${last.currency || ""}` : "");
+  svg.append(label);
+  return svg;
 }
 
 function highlightRecord(rec) {
