@@ -12,6 +12,16 @@ node-deps: testdata/sdk/node_modules/.package-lock.json
 testdata/sdk/node_modules/.package-lock.json: testdata/sdk/package.json testdata/sdk/package-lock.json
 	cd testdata/sdk && npm ci --no-audit --no-fund --loglevel=error
 
+# acpx (a third-party ACP v1 client, pinned in testdata/acpx-replay) for the
+# tests of `acptap replay --serve` (internal/replaytest). `npm install` with
+# the committed lock, not `npm ci`: npm ci rejects this lock because npm
+# leaves the other platforms' optional native packages of a dependency out
+# of it; `--no-save` keeps the lock as committed.
+node-deps: testdata/acpx-replay/node_modules/.package-lock.json
+
+testdata/acpx-replay/node_modules/.package-lock.json: testdata/acpx-replay/package.json testdata/acpx-replay/package-lock.json
+	cd testdata/acpx-replay && npm install --no-save --no-audit --no-fund --loglevel=error
+
 # Regenerate the protobuf code of the plugin wire (needs protoc,
 # protoc-gen-go and protoc-gen-go-grpc on PATH; see docs/plugin-protocol.md).
 generate:

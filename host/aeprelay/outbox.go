@@ -37,6 +37,8 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait between retries.
 	MinBackoff, MaxBackoff time.Duration
 	Logger                 hclog.Logger
+	// Token, when set, is sent as Authorization: Bearer (AEP-0003 §8.1).
+	Token string
 }
 
 // Stats count what became of the events given to the outbox.

@@ -230,3 +230,38 @@ func TestDeliveredWhenTheRelayComesBack(t *testing.T) {
 		t.Fatalf("relay got %d lines", got)
 	}
 }
+
+// TestAEP0003_SendsTheBearerToken: the token goes out as Authorization:
+// Bearer; a 401/403 rejects the batch whole (no line-by-line resend: the
+// token is wrong for every line), each event counted as rejected.
+func TestAEP0003_SendsTheBearerToken(t *testing.T) {
+	r := &relay{}
+	r.answer = func(string) int {
+		if h := r.heads[len(r.heads)-1].Get("Authorization"); h != "Bearer t0k" {
+			return http.StatusForbidden
+		}
+		return http.StatusAccepted
+	}
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	o, err := New(Options{Base: srv.URL, Token: "t0k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Event("s", event(0, "info"))
+	o.Start(context.Background())
+	if s := shutdown(t, o, 10*time.Second); s.Delivered != 1 {
+		t.Fatalf("with the token: %+v", s)
+	}
+	r2 := &relay{answer: func(string) int { return http.StatusUnauthorized }}
+	srv2 := httptest.NewServer(r2)
+	defer srv2.Close()
+	o2 := newOutbox(t, srv2.URL, 100)
+	for i := range 3 {
+		o2.Event("s", event(i, "notice"))
+	}
+	o2.Start(context.Background())
+	if s := shutdown(t, o2, 10*time.Second); s.Rejected != 3 || s.Delivered != 0 || len(r2.posts) != 1 {
+		t.Fatalf("without: %+v after %d posts", s, len(r2.posts))
+	}
+}

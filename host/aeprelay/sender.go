@@ -100,6 +100,7 @@ func (o *Outbox) run(ctx context.Context) {
 	batchMax := o.opts.BatchMax
 	solo := 0 // events at the head to send one by one (isolating a refused line)
 	down := false
+	authWarned := false
 	for {
 		n := batchMax
 		if solo > 0 {
@@ -125,6 +126,17 @@ func (o *Outbox) run(ctx context.Context) {
 			if down {
 				down = false
 				o.log.Info("aep relay reachable again", "relay", o.opts.Base)
+			}
+			continue
+		case err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden):
+			// A missing or wrong token refuses every event alike: no line
+			// by line isolation; each is counted as rejected.
+			o.settle(batch, false, true)
+			solo = max(0, solo-len(batch))
+			if !authWarned {
+				authWarned = true
+				o.log.Error("aep relay refused the token (set aep.relay_token or aep.relay_token_file); events are counted as rejected",
+					"relay", o.opts.Base, "status", status)
 			}
 			continue
 		case err == nil && status == http.StatusRequestEntityTooLarge && len(batch) > 1:
@@ -183,6 +195,9 @@ func (o *Outbox) post(ctx context.Context, batch []item) (int, string, error) {
 	}
 	req.Header.Set("AEP-Version", "0.1")
 	req.Header.Set("Content-Type", "application/x-ndjson")
+	if o.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+o.opts.Token)
+	}
 	resp, err := o.opts.Client.Do(req)
 	if err != nil {
 		return 0, "", err

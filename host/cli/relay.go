@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/acptap/acptap/host/aeprelay"
 	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/eventstream"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/relay"
 )
@@ -25,21 +28,46 @@ const RelayDir = "relay"
 
 func runRelay(env *Env, args []string) int {
 	var c common
-	var addr string
+	var addr, tokenFile, tlsCert, tlsKey, allowHosts string
+	var noAuth bool
+	var ping time.Duration
+	var buffer int
 	fs := newFlagSet(env, "relay", "[flags]",
-		"Runs an AEP receiver (AEP-0003 HTTP binding): POST /events takes events or NDJSON batches,\n"+
-			"validates them against the AEP 0.1 schemas and stream rules, dedupes on (source, id), keeps\n"+
-			"each session in (epoch, seq) order and appends it to <store>/relay/<agent>/<session>.jsonl.\n"+
-			"GET /healthz answers {\"ok\":true}. Point `aep.relay` of `acptap record` at it. Stops on\n"+
-			"SIGINT or SIGTERM after the requests in flight.")
+		"Runs an AEP relay (AEP-0003): POST /events takes events or NDJSON batches, validates them\n"+
+			"against the AEP 0.1 schemas and stream rules, dedupes on (source, id), keeps each session in\n"+
+			"(epoch, seq) order and appends it to <store>/relay/<agent>/<session>.jsonl. Consumers read\n"+
+			"GET /stream (SSE) or /socket (WebSocket) with attr-match filters, a capture ceiling and\n"+
+			"resume positions; GET /events and /.well-known/aep describe it; GET /healthz is open.\n"+
+			"Every request but /healthz needs Authorization: Bearer <token>: --token-file, or a token\n"+
+			"generated on first start (printed once, kept in <store>/relay/_token, mode 0600).\n"+
+			"A non-loopback --addr needs a token. Stops on SIGINT or SIGTERM.")
 	fs.StringVar(&addr, "addr", relay.DefaultAddr, "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&tokenFile, "token-file", "", "file holding the bearer token (first line)")
+	fs.BoolVar(&noAuth, "no-auth", false, "no token (loopback addresses only)")
+	fs.StringVar(&tlsCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key the relay serves https")
+	fs.StringVar(&tlsKey, "tls-key", "", "TLS private key (PEM)")
+	fs.StringVar(&allowHosts, "allow-host", "", "comma-separated host names accepted in Host and Origin beside loopback names and IP addresses")
+	fs.DurationVar(&ping, "ping", eventstream.DefaultPing, "SSE heartbeat and WebSocket ping interval")
+	fs.IntVar(&buffer, "replay-buffer", relay.DefaultBuffer, "events per session a consumer can resume from")
 	c.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "acptap relay: unexpected arguments %q\n", fs.Args())
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "acptap relay: "+format+"\n", a...)
 		return ExitUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected arguments %q", fs.Args())
+	case noAuth && tokenFile != "":
+		return usage("--no-auth and --token-file exclude each other")
+	case (tlsCert == "") != (tlsKey == ""):
+		return usage("--tls-cert and --tls-key go together")
+	case noAuth && !relay.IsLoopback(addr):
+		return usage("refusing to serve %s without a token: off loopback, AEP-0003 §8.1 requires one (drop --no-auth)", addr)
+	case ping <= 0:
+		return usage("--ping must be positive")
 	}
 	cfg, err := c.load()
 	if err != nil {
@@ -53,7 +81,28 @@ func runRelay(env *Env, args []string) int {
 	}
 	defer closeQuietly(closer)
 	root := filepath.Join(cfg.Store, RelayDir)
-	srv, err := relay.New(relay.Options{Root: root, Logger: logger.Named("relay")})
+	token, err := relayToken(env, root, tokenFile, noAuth)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap relay: %s\n", oneLine(err))
+		return ExitFailure
+	}
+	var tlsConf *tls.Config
+	if tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acptap relay: TLS: %s\n", oneLine(err))
+			return ExitFailure
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	var hosts []string
+	for _, h := range strings.Split(allowHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	srv, err := relay.New(relay.Options{Root: root, Logger: logger.Named("relay"), Token: token,
+		AllowHosts: hosts, Ping: ping, Buffer: buffer})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap relay: %s\n", oneLine(err))
 		return ExitFailure
@@ -64,12 +113,23 @@ func runRelay(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap relay: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	fmt.Fprintf(env.Stderr, "acptap relay: listening on http://%s, store %s\n", ln.Addr(), root)
-	logger.Info("relay listening", "addr", ln.Addr().String(), "store", root)
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, tlsConf)
+	} else if !relay.IsLoopback(addr) {
+		fmt.Fprintf(env.Stderr, "acptap relay: WARNING: plain HTTP on %s: the token crosses the network in clear; give --tls-cert/--tls-key or terminate TLS in front (AEP-0003 §8.1)\n", addr)
+	}
+	fmt.Fprintf(env.Stderr, "acptap relay: listening on %s://%s, store %s\n", scheme, ln.Addr(), root)
+	logger.Info("relay listening", "addr", ln.Addr().String(), "scheme", scheme, "store", root, "auth", token != "")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// No server-wide read or write timeout: streams are long-lived. Each
+	// request body and each write to a consumer has its own deadline.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: logger.Named("relay").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})}
+	hs.RegisterOnShutdown(srv.Drain)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -80,13 +140,40 @@ func runRelay(env *Env, args []string) int {
 		cancel()
 	}
 	n := srv.Counts()
-	fmt.Fprintf(env.Stderr, "acptap relay: stopped; %d events accepted, %d duplicates, %d refused\n", n.Accepted, n.Duplicates, n.Rejected)
-	logger.Info("relay stopped", "accepted", n.Accepted, "duplicates", n.Duplicates, "refused", n.Rejected)
+	fmt.Fprintf(env.Stderr, "acptap relay: stopped; %d events accepted, %d duplicates, %d refused, %d store failures\n", n.Accepted, n.Duplicates, n.Rejected, n.StoreFailures)
+	logger.Info("relay stopped", "accepted", n.Accepted, "duplicates", n.Duplicates, "refused", n.Rejected, "store_failures", n.StoreFailures)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(env.Stderr, "acptap relay: %s\n", oneLine(err))
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// relayToken is the token the relay requires: the --token-file's, none
+// with --no-auth, else the one kept in the store (generated and printed
+// once, on the first start).
+func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
+	switch {
+	case noAuth:
+		fmt.Fprintln(env.Stderr, "acptap relay: no token (--no-auth): anyone on this machine can post and read events")
+		return "", nil
+	case tokenFile != "":
+		if st, err := os.Stat(tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+			fmt.Fprintf(env.Stderr, "acptap relay: WARNING: %s is readable by others (mode %04o); chmod 600 it\n", tokenFile, st.Mode().Perm())
+		}
+		return relay.ReadToken(tokenFile)
+	}
+	path := filepath.Join(root, relay.TokenFile)
+	tok, created, err := relay.LoadOrCreateToken(path)
+	if err != nil {
+		return "", err
+	}
+	if created {
+		fmt.Fprintf(env.Stderr, "acptap relay: generated token (printed once; kept in %s, mode 0600): %s\n", path, tok)
+	} else {
+		fmt.Fprintf(env.Stderr, "acptap relay: token in %s\n", path)
+	}
+	return tok, nil
 }
 
 // attachOutbox starts the HTTP binding of the AEP events when aep.relay
@@ -97,7 +184,15 @@ func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, 
 	if cfg.AEP.Relay == "" {
 		return nil
 	}
-	o, err := aeprelay.New(aeprelay.Options{Base: cfg.AEP.Relay, Capacity: cfg.AEP.RelayQueue, Logger: logger.Named("aep-relay")})
+	token := cfg.AEP.RelayToken
+	if token == "" && cfg.AEP.RelayTokenFile != "" {
+		var err error
+		if token, err = relay.ReadToken(cfg.AEP.RelayTokenFile); err != nil {
+			logger.Error("aep relay not used: aep.relay_token_file", "error", err)
+			return nil
+		}
+	}
+	o, err := aeprelay.New(aeprelay.Options{Base: cfg.AEP.Relay, Capacity: cfg.AEP.RelayQueue, Logger: logger.Named("aep-relay"), Token: token})
 	if err != nil {
 		logger.Error("aep relay not used", "error", err)
 		return nil

@@ -32,18 +32,30 @@ func runReplay(env *Env, args []string) int {
 			"contained that a replay does not carry) goes to stderr, or to --report FILE.\n\n"+
 			"--from-capture resends the agent's session/update frames byte for byte from the wire logs\n"+
 			"the stream's records point to (ASR-733), instead of rebuilding them.\n\n"+
-			"--serve STORE makes acptap a read-only ACP v2 agent on stdin/stdout that an editor can run:\n"+
-			"session/list lists the stored sessions, session/resume with replayFrom {type: \"start\"}\n"+
-			"replays one, and a prompt is refused with an error saying the session is a recording.\n\n"+
+			"--to acp-v1 replays as ACP v1 instead (through the plugin configured for \"acp/1\" that can\n"+
+			"replay, acpv1): the v2 replay translated into v1 updates, with v1's own losses in the report.\n\n"+
+			"--serve STORE makes acptap a read-only ACP agent on stdin/stdout that an editor can run,\n"+
+			"in the version the client asks for: session/list lists the stored sessions; session/resume\n"+
+			"with replayFrom {type: \"start\"} (ACP v2) or session/load (ACP v1) replays one; a prompt is\n"+
+			"refused with an error saying the session is a recording.\n\n"+
 			"Exits 1 if the stream cannot be read or the plugin fails.")
 	c.register(fs)
 	reportPath := fs.String("report", "", "write the loss report to FILE instead of stderr")
 	fromCapture := fs.Bool("from-capture", false, "resend the captured session/update frames from the wire log (byte-level, ASR-733)")
-	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP v2 agent on stdin/stdout")
-	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision that can replay)")
+	serve := fs.String("serve", "", "serve the sessions of STORE as a read-only ACP agent (v2, or v1 to a v1 client) on stdin/stdout")
+	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision, or for \"acp/1\" with --to acp-v1, that can replay; with --serve, the v2 one)")
+	to := fs.String("to", protoV2, "the ACP version to replay to: "+protoV2+" or "+protoV1+" (ACP v1 session/update lines, their own loss report)")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
+	}
+	if !validProto(*to) {
+		fmt.Fprintf(env.Stderr, "acptap replay: --to %s: give %s or %s\n", *to, protoV2, protoV1)
+		return ExitUsage
+	}
+	if *fromCapture && *to != protoV2 {
+		fmt.Fprintln(env.Stderr, "acptap replay: --from-capture resends the captured frames as they were; --to does not apply")
+		return ExitUsage
 	}
 	if *serve != "" {
 		if len(pos) > 0 {
@@ -86,7 +98,7 @@ func runReplay(env *Env, args []string) int {
 			return ExitFailure
 		}
 		defer closeQuietly(closer)
-		rp, err := launchReplayer(context.Background(), env, cfg, logger, *pluginName)
+		rp, err := launchReplayerTo(context.Background(), env, cfg, logger, *pluginName, *to)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "acptap replay: %s\n", oneLine(err))
 			return ExitFailure
@@ -169,16 +181,23 @@ type replayPlugin struct {
 // or the first plugin configured for the ACP v2 revision whose Info claims
 // "replay".
 func launchReplayer(ctx context.Context, env *Env, cfg *config.Config, logger hclog.Logger, name string) (*replayPlugin, error) {
+	return launchReplayerFor(ctx, env, cfg, logger, name, "acp/2@"+cfg.SchemaRevision, "acpv2")
+}
+
+// launchReplayerFor starts the replay plugin for target: the named one, or
+// the first plugin configured for target (a revision of the configuration,
+// "acp/1" for ACP v1) whose Info claims "replay", the built-in fallback
+// last.
+func launchReplayerFor(ctx context.Context, env *Env, cfg *config.Config, logger hclog.Logger, name, target, fallback string) (*replayPlugin, error) {
 	cat, err := catalog(env, cfg)
 	if err != nil {
 		return nil, err
 	}
-	target := "acp/2@" + cfg.SchemaRevision
 	candidates := []string{name}
 	if name == "" {
 		candidates = slices.Clone(revisions(cfg)[target])
-		if !slices.Contains(candidates, "acpv2") {
-			candidates = append(candidates, "acpv2")
+		if !slices.Contains(candidates, fallback) {
+			candidates = append(candidates, fallback)
 		}
 	}
 	var errs []string
@@ -201,7 +220,7 @@ func launchReplayer(ctx context.Context, env *Env, cfg *config.Config, logger hc
 		}
 		return &replayPlugin{inst: inst, rep: rep, config: spec.Config, target: target}, nil
 	}
-	return nil, fmt.Errorf("no replay plugin: %s", strings.Join(errs, "; "))
+	return nil, fmt.Errorf("no replay plugin for %s: %s", target, strings.Join(errs, "; "))
 }
 
 // replayFile replays the stream at path through the plugin and returns the

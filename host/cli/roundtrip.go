@@ -23,18 +23,26 @@ func runRoundtrip(env *Env, args []string) int {
 			"S and of the recording entity by entity: IDs, order, roles, content blocks, tool names,\n"+
 			"inputs, mapped statuses, display content and file change operations. What the replay\n"+
 			"leaves out is allowed only when the loss report names its category. Prints the differences\n"+
-			"and exits 1 on any; 0 when the round trip holds.")
+			"and exits 1 on any; 0 when the round trip holds.\n\n"+
+			"--via acp-v1 checks the same for ACP v1: the replay to v1 recorded again by the v1 recorder\n"+
+			"(inside session/load), allowing what the replay's report and the recording's own declared\n"+
+			"losses name.")
 	c.register(fs)
 	pluginName := fs.String("plugin", "", "the replay plugin (default: the first plugin configured for the ACP v2 revision that can replay)")
 	keep := fs.String("recorded", "", "also write the recording of the replay (S′) to FILE")
 	reportPath := fs.String("report", "", "also write the loss report to FILE")
 	verbose := fs.Bool("v", false, "also list what the loss report excused")
+	via := fs.String("via", protoV2, "the ACP version of the replay: "+protoV2+", or "+protoV1+" (replayed as v1, recorded again by the v1 recorder)")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(env.Stderr, "acptap roundtrip: give one stream file or session ID")
+		return ExitUsage
+	}
+	if !validProto(*via) {
+		fmt.Fprintf(env.Stderr, "acptap roundtrip: --via %s: give %s or %s\n", *via, protoV2, protoV1)
 		return ExitUsage
 	}
 	cfg, err := c.load()
@@ -54,7 +62,7 @@ func runRoundtrip(env *Env, args []string) int {
 	}
 	defer closeQuietly(closer)
 	ctx := context.Background()
-	rp, err := launchReplayer(ctx, env, cfg, logger, *pluginName)
+	rp, err := launchReplayerTo(ctx, env, cfg, logger, *pluginName, *via)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap roundtrip: %s\n", oneLine(err))
 		return ExitFailure
@@ -154,6 +162,11 @@ func roundTrip(ctx context.Context, rp *replayPlugin, path string) (*roundTripRe
 		return nil
 	}
 	before, after := replay.ResumeExchange(src.Header)
+	compare := replay.Compare
+	if rp.target == replay.TargetV1 {
+		before, after = replay.LoadExchange(src.Header)
+		compare = replay.CompareV1
+	}
 	for _, l := range before {
 		add(l.Dir, l.Line)
 	}
@@ -189,5 +202,5 @@ func roundTrip(ctx context.Context, rp *replayPlugin, path string) (*roundTripRe
 	if err != nil {
 		return nil, fmt.Errorf("the recording of the replay: %w", err)
 	}
-	return &roundTripResult{result: replay.Compare(src, rec, report), report: report, recorded: recorded.Bytes()}, nil
+	return &roundTripResult{result: compare(src, rec, report), report: report, recorded: recorded.Bytes()}, nil
 }

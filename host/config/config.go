@@ -120,6 +120,13 @@ type AEP struct {
 	// the outbox to drain; what is left is counted as dropped. In TOML and
 	// the environment it is a Go duration string ("2s").
 	RelayFlush time.Duration `koanf:"relay_flush"`
+	// RelayToken is the bearer token sent to the relay (Authorization:
+	// Bearer; AEP-0003 §8.1); ACPTAP_AEP_RELAY_TOKEN sets it without a
+	// file. Never logged.
+	RelayToken string `koanf:"relay_token"`
+	// RelayTokenFile is a file holding the token (its first line), read
+	// when record starts; RelayToken wins when both are set.
+	RelayTokenFile string `koanf:"relay_token_file"`
 }
 
 // DefaultRevisions is the built-in revision → plugins table. "acp-v1-log"
@@ -157,7 +164,7 @@ func defaults(store string, builtins []string) map[string]any {
 		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "queue_bytes": DefaultQueueBytes, "batch_frames": DefaultBatchFrames, "coalesce": DefaultCoalesce},
 		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
 		"schema_revision": DefaultSchemaRevision,
-		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush},
+		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush, "relay_token": "", "relay_token_file": ""},
 		"ship":            shipDefaults(),
 	}
 }
@@ -175,7 +182,7 @@ var schema = keys{
 	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil, "coalesce": nil},
 	"restart":         {"max": nil, "stall_timeout": nil},
 	"schema_revision": nil,
-	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil},
+	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil, "relay_token": nil, "relay_token_file": nil},
 	"ship":            shipSchema,
 }
 

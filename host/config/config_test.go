@@ -260,15 +260,15 @@ func TestEnvironment(t *testing.T) {
 func TestAEPRelayKeys(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.toml")
-	if err := os.WriteFile(path, []byte("[aep]\nrelay = \"http://127.0.0.1:8787\"\nrelay_flush = \"500ms\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("[aep]\nrelay = \"http://127.0.0.1:8787\"\nrelay_flush = \"500ms\"\nrelay_token_file = \"/t\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, env := testEnv(t, "ACPTAP_AEP_RELAY_QUEUE=50")
+	_, env := testEnv(t, "ACPTAP_AEP_RELAY_QUEUE=50", "ACPTAP_AEP_RELAY_TOKEN=tok")
 	c, err := Load(LoadOptions{File: path, Env: env, Builtins: builtins})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.AEP != (AEP{Relay: "http://127.0.0.1:8787", RelayQueue: 50, RelayFlush: 500 * time.Millisecond}) {
+	if c.AEP != (AEP{Relay: "http://127.0.0.1:8787", RelayQueue: 50, RelayFlush: 500 * time.Millisecond, RelayToken: "tok", RelayTokenFile: "/t"}) {
 		t.Errorf("aep = %+v", c.AEP)
 	}
 	_, env = testEnv(t, "ACPTAP_AEP_RELAY=ws://x")

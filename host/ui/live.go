@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/acptap/acptap/host/eventstream"
 )
 
 // apiLive streams server-sent events while a session's stream grows: an
@@ -21,18 +22,12 @@ func (s *Server) apiLive(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+	sse, err := eventstream.NewSSE(w, 0)
+	if err != nil {
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	fl.Flush()
 	t := &tail{path: path}
-	last, _ := t.read() // where the stream stands now
-	_ = last
+	t.read() // where the stream stands now
 	tick := time.NewTicker(s.poll)
 	defer tick.Stop()
 	ping := time.NewTicker(15 * time.Second)
@@ -42,16 +37,18 @@ func (s *Server) apiLive(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-ping.C:
-			fmt.Fprint(w, ": ping\n\n")
-			fl.Flush()
+			if sse.Comment("ping") != nil || sse.Flush() != nil {
+				return
+			}
 		case <-tick.C:
 			seq, grew := t.read()
 			if !grew {
 				continue
 			}
 			b, _ := json.Marshal(map[string]uint64{"last": seq})
-			fmt.Fprintf(w, "event: append\ndata: %s\n\n", b)
-			fl.Flush()
+			if sse.Send(eventstream.Message{Event: "append", Data: b}) != nil || sse.Flush() != nil {
+				return
+			}
 		}
 	}
 }

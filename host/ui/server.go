@@ -10,14 +10,12 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 
+	"github.com/acptap/acptap/host/httpguard"
 	"github.com/acptap/acptap/host/store"
 )
 
@@ -32,8 +30,8 @@ type Options struct {
 	Store *store.Store
 	// Token every request must carry; empty: a random one.
 	Token string
-	// Hosts are the Host header values accepted (host:port); loopback
-	// names for the listening port are always accepted.
+	// Hosts are host names accepted in the Host header beside loopback
+	// names, IP literals and this machine's name (httpguard.Hosts).
 	Hosts []string
 	Log   hclog.Logger
 	// LivePoll is how often a live view looks for new records (default
@@ -48,7 +46,7 @@ type Server struct {
 	// (acptap collect): <root>/<origin>/ is a store of its own.
 	origins map[string]*store.Store
 	token   string
-	hosts   map[string]bool
+	hosts   httpguard.Hosts
 	log     hclog.Logger
 	poll    time.Duration
 	mux     *http.ServeMux
@@ -64,8 +62,8 @@ func NewToken() string {
 }
 
 // New builds the server for addr, the address it listens on.
-func New(addr net.Addr, o Options) *Server {
-	s := &Server{st: o.Store, token: o.Token, log: o.Log, poll: o.LivePoll, hosts: map[string]bool{}}
+func New(_ net.Addr, o Options) *Server {
+	s := &Server{st: o.Store, token: o.Token, log: o.Log, poll: o.LivePoll, hosts: httpguard.Hosts{Allow: o.Hosts}}
 	if s.token == "" {
 		s.token = NewToken()
 	}
@@ -74,18 +72,6 @@ func New(addr net.Addr, o Options) *Server {
 	}
 	if s.poll <= 0 {
 		s.poll = 250 * time.Millisecond
-	}
-	if ta, ok := addr.(*net.TCPAddr); ok {
-		port := ta.AddrPort().Port()
-		for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
-			s.hosts[h+":"+itoa(int(port))] = true
-		}
-		if !ta.IP.IsLoopback() && !ta.IP.IsUnspecified() {
-			s.hosts[addr.String()] = true
-		}
-	}
-	for _, h := range o.Hosts {
-		s.hosts[h] = true
 	}
 	s.cache.m = map[string]cached{}
 	s.origins = centralOrigins(s.st)
@@ -113,17 +99,11 @@ func (s *Server) routes() {
 // ServeHTTP checks the request's Host, Origin and token, then serves it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// DNS rebinding: a page of evil.example resolving to 127.0.0.1 sends
-	// Host: evil.example. Only the names we listen on are served.
-	if !s.hosts[strings.ToLower(r.Host)] {
-		http.Error(w, "forbidden host", http.StatusForbidden)
+	// Host: evil.example (and its Origin). Only loopback names, IP
+	// literals and the names we were told to accept are served.
+	if err := s.hosts.Check(r); err != nil {
+		http.Error(w, "forbidden: "+err.Error(), http.StatusForbidden)
 		return
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || !s.hosts[strings.ToLower(u.Host)] {
-			http.Error(w, "forbidden origin", http.StatusForbidden)
-			return
-		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "read-only", http.StatusMethodNotAllowed)
@@ -177,5 +157,3 @@ func writeJSON(w http.ResponseWriter, v any) {
 		return
 	}
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

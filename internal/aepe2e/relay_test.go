@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,17 +18,23 @@ import (
 
 // relayProc is a running `acptap relay`.
 type relayProc struct {
-	cmd  *exec.Cmd
-	addr string
+	cmd   *exec.Cmd
+	addr  string
+	token string // the generated token, when the relay printed one
 }
 
-var listening = regexp.MustCompile(`listening on http://(\S+),`)
+var (
+	listening = regexp.MustCompile(`listening on https?://(\S+),`)
+	generated = regexp.MustCompile(`generated token .*: ([0-9a-f]+)$`)
+)
 
-// startRelay starts `acptap relay` on addr (port 0: any) over store and
-// waits until it answers /healthz.
-func startRelay(t *testing.T, store, addr string) *relayProc {
+// startRelay starts `acptap relay` on addr (port 0: any) over store, with
+// extra flags, and waits until it says it listens. Without --token-file
+// or --no-auth the relay generates a token on its first start, which is
+// returned.
+func startRelay(t *testing.T, store, addr string, flags ...string) *relayProc {
 	t.Helper()
-	cmd := exec.Command(acptapBin, "relay", "--addr", addr, "--store", store)
+	cmd := exec.Command(acptapBin, append([]string{"relay", "--addr", addr, "--store", store}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -41,18 +46,23 @@ func startRelay(t *testing.T, store, addr string) *relayProc {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	m := listening.FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("relay did not start: %q %v", line, err)
+	r := &relayProc{cmd: cmd}
+	br := bufio.NewReader(stderr)
+	for r.addr == "" {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("relay did not start: %q %v", line, err)
+		}
+		line = strings.TrimSpace(line)
+		if m := generated.FindStringSubmatch(line); m != nil {
+			r.token = m[1]
+		}
+		if m := listening.FindStringSubmatch(line); m != nil {
+			r.addr = m[1]
+		}
 	}
-	go func() { _, _ = bufio.NewReader(stderr).WriteTo(new(bytes.Buffer)) }()
-	resp, err := http.Get("http://" + m[1] + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return &relayProc{cmd: cmd, addr: m[1]}
+	go func() { _, _ = br.WriteTo(new(bytes.Buffer)) }()
+	return r
 }
 
 // relayLog is what record logged about the relay at exit.
@@ -100,7 +110,7 @@ func TestRelayReceivesTheLiveSession(t *testing.T) {
 	store, relayStore := t.TempDir(), t.TempDir()
 	r := startRelay(t, relayStore, "127.0.0.1:0")
 	res := testpeers.RunSDKClient(t, "v2-client.mjs", []string{"--cwd", store},
-		record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY=http://"+r.addr))
+		record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY=http://"+r.addr, "ACPTAP_AEP_RELAY_TOKEN="+r.token))
 	res.RequireOK(t)
 	local := readLines(t, filepath.Join(store, "aep", "acp", res.Summary.SessionID+".jsonl"))
 	relayed := readLines(t, filepath.Join(relayStore, "relay", "acp", res.Summary.SessionID+".jsonl"))
@@ -127,7 +137,7 @@ func TestRelayKilledMidSession(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		done <- result{testpeers.RunSDKClient(t, "v2-client.mjs", prompts,
-			record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY=http://"+r.addr, "ACPTAP_AEP_RELAY_FLUSH=10s"))}
+			record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY=http://"+r.addr, "ACPTAP_AEP_RELAY_FLUSH=10s", "ACPTAP_AEP_RELAY_TOKEN="+r.token))}
 	}()
 	// Kill the relay once it has received part of the session.
 	relayFile := filepath.Join(relayStore, "relay", "acp", "sdk-v2-session-1.jsonl")
@@ -149,7 +159,9 @@ func TestRelayKilledMidSession(t *testing.T) {
 	}
 	_ = r.cmd.Wait()
 	time.Sleep(300 * time.Millisecond)
-	startRelay(t, relayStore, r.addr)
+	if again := startRelay(t, relayStore, r.addr); again.token != "" {
+		t.Errorf("the restarted relay generated another token")
+	}
 	res := (<-done).res
 	res.RequireOK(t)
 
@@ -178,7 +190,7 @@ func TestRelayKilledMidSession(t *testing.T) {
 // returns costs the session nothing; what it missed is counted as lost.
 func TestRelayGoneForGood_EventsCountedLost(t *testing.T) {
 	store, relayStore := t.TempDir(), t.TempDir()
-	r := startRelay(t, relayStore, "127.0.0.1:0")
+	r := startRelay(t, relayStore, "127.0.0.1:0", "--no-auth")
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

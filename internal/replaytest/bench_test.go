@@ -87,7 +87,10 @@ func benchStream(b *testing.B, n int) string {
 //   - inproc: the acpv2 replayer called in this process on the file (the
 //     baseline: no process, no gRPC);
 //   - plugin: `acptap replay STREAM > /dev/null`, the plugin out of
-//     process, the stream streamed to it over gRPC and spooled by it.
+//     process, the stream streamed to it over gRPC and spooled by it;
+//   - plugin-v1: the same with --to acp-v1 (the acpv1 plugin: the v2
+//     replay translated into v1, each update checked against the v1
+//     schema).
 //
 // It reports records/s, and for the plugin runs the peak RSS (VmHWM) of the
 // host and of the plugin process, and the ratio to the in-process rate.
@@ -120,27 +123,32 @@ func BenchmarkReplay(b *testing.B) {
 			b.ReportMetric(inproc, "records/s")
 			b.ReportMetric(float64(updates), "updates")
 		})
-		b.Run(fmt.Sprintf("plugin/%d", n), func(b *testing.B) {
-			var host, plug int64
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				h, p := runReplayMeasured(b, path)
-				host, plug = max(host, h), max(plug, p)
-			}
-			rate := float64(n) * float64(b.N) / time.Since(start).Seconds()
-			b.ReportMetric(rate, "records/s")
-			b.ReportMetric(float64(host)/1024, "host-peak-MiB")
-			b.ReportMetric(float64(plug)/1024, "plugin-peak-MiB")
-			if inproc > 0 {
-				b.ReportMetric(rate/inproc, "x-inproc")
-			}
-		})
+		for _, v := range []struct {
+			name string
+			args []string
+		}{{"plugin", nil}, {"plugin-v1", []string{"--to", "acp-v1"}}} {
+			b.Run(fmt.Sprintf("%s/%d", v.name, n), func(b *testing.B) {
+				var host, plug int64
+				start := time.Now()
+				for i := 0; i < b.N; i++ {
+					h, p := runReplayMeasured(b, path, v.args...)
+					host, plug = max(host, h), max(plug, p)
+				}
+				rate := float64(n) * float64(b.N) / time.Since(start).Seconds()
+				b.ReportMetric(rate, "records/s")
+				b.ReportMetric(float64(host)/1024, "host-peak-MiB")
+				b.ReportMetric(float64(plug)/1024, "plugin-peak-MiB")
+				if inproc > 0 {
+					b.ReportMetric(rate/inproc, "x-inproc")
+				}
+			})
+		}
 	}
 }
 
 // runReplayMeasured runs `acptap replay` on path with stdout to /dev/null
 // and returns the peak RSS (KiB) of the host and of the plugin process.
-func runReplayMeasured(b *testing.B, path string) (host, plugin int64) {
+func runReplayMeasured(b *testing.B, path string, args ...string) (host, plugin int64) {
 	b.Helper()
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
@@ -148,7 +156,7 @@ func runReplayMeasured(b *testing.B, path string) (host, plugin int64) {
 	}
 	defer devnull.Close()
 	dir := b.TempDir()
-	cmd := exec.Command(acptapBin, "replay", "--store", filepath.Join(dir, "store"), "--report", filepath.Join(dir, "report.json"), path)
+	cmd := exec.Command(acptapBin, append(append([]string{"replay", "--store", filepath.Join(dir, "store"), "--report", filepath.Join(dir, "report.json")}, args...), path)...)
 	cmd.Stdout = devnull
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

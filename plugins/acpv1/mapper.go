@@ -43,7 +43,7 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Description:  "ACP v1 (live connections and stored logs) → ASR streams, one per ACP session, losses declared",
 		Inputs:       []string{Input, InputLog},
 		Outputs:      []string{"asr"},
-		Capabilities: []string{"record", "convert"},
+		Capabilities: []string{"record", "convert", "replay"},
 	}, nil
 }
 

@@ -5,17 +5,18 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/replay"
 )
 
 // The _meta keys of a file change that keep a v1 diff's full texts.
 const (
-	MetaOldText = "org.acptap/oldText"
-	MetaNewText = "org.acptap/newText"
+	MetaOldText = replay.MetaV1OldText
+	MetaNewText = replay.MetaV1NewText
 )
 
 // planID is the one plan of a session: a v1 plan has no id, and each plan
 // update replaces the whole plan.
-const planID = "plan"
+const planID = replay.V1PlanID
 
 // update translates a session/update notification. Kinds ACP v2 has with
 // the same shape go to the engine unchanged.

@@ -1,35 +1,21 @@
 package acpv2
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpreplay"
 )
 
 var _ sdk.Replayer = mapper{}
 
 // Replay turns an ASR stream into ACP v2 session/update notifications, as
 // an agent replays history on session/resume with replayFrom {type:
-// "start"} (ASR-724…731): the active path (a stream's records in seq
-// order), the latest revision of each entity at the position of its first
-// record, IDs kept, whole-entity upserts only, nothing re-executed; then
-// the title, the usage and the current state. It returns the loss report
-// (JSON). Problems with single records are diagnostics and losses; only an
-// unreadable stream (no header) or a failed emit is an error.
-//
-// Memory: the stream is read twice. The first pass indexes, for each
-// entity with more than one record (revisions, a call's result and file
-// changes), where its latest records are; the second pass emits each
-// entity at its first record. So memory grows with those entities, not
-// with the stream. A stream that is not seekable (it arrives over gRPC) is
-// spooled, in memory up to spoolMemLimit and then to a temporary file that
-// is removed when the replay ends.
+// "start"} (ASR-724…731), and returns the loss report: the replay engine
+// of sdk/acpreplay, for this plugin's revision.
 func (mapper) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(sdk.Output) error) ([]byte, error) {
 	if _, err := parseConfig(config); err != nil {
 		return nil, err
@@ -40,115 +26,9 @@ func (mapper) Replay(ctx context.Context, config []byte, target string, stream i
 	if target == "" {
 		target = Input
 	}
-	src, cleanup, err := seekable(stream)
+	report, err := acpreplay.Replay(ctx, target, stream, emit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("acpv2: %w", err)
 	}
-	defer cleanup()
-	r := &replayer{ctx: ctx, src: src, emit: emit, target: target, window: max(window, 1)}
-	if err := r.index(); err != nil {
-		return nil, err
-	}
-	if err := r.play(); err != nil {
-		return nil, err
-	}
-	return r.report(), nil
-}
-
-// source is the stream as random-access bytes.
-type source struct {
-	ra   io.ReaderAt
-	size int64
-}
-
-// spoolMemLimit is how much of a non-seekable stream is kept in memory;
-// a longer stream is spooled to a temporary file.
-var spoolMemLimit int64 = 8 << 20
-
-// seekable returns the stream as random-access bytes: directly when it
-// already is (a file, a bytes.Reader), else spooled.
-func seekable(r io.Reader) (source, func(), error) {
-	nop := func() {}
-	if rs, ok := r.(interface {
-		io.ReaderAt
-		io.Seeker
-	}); ok {
-		base, err1 := rs.Seek(0, io.SeekCurrent)
-		end, err2 := rs.Seek(0, io.SeekEnd)
-		if err1 == nil && err2 == nil {
-			return source{ra: io.NewSectionReader(rs, base, end-base), size: end - base}, nop, nil
-		}
-	}
-	head, err := io.ReadAll(io.LimitReader(r, spoolMemLimit+1))
-	if err != nil {
-		return source{}, nop, fmt.Errorf("acpv2: replay: read stream: %w", err)
-	}
-	if int64(len(head)) <= spoolMemLimit {
-		return source{ra: bytes.NewReader(head), size: int64(len(head))}, nop, nil
-	}
-	f, err := os.CreateTemp("", "acptap-replay-*.asr.jsonl")
-	if err != nil {
-		return source{}, nop, fmt.Errorf("acpv2: replay: spool: %w", err)
-	}
-	cleanup := func() {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	n, err := f.Write(head)
-	head = nil
-	var m int64
-	if err == nil {
-		m, err = io.CopyBuffer(f, r, make([]byte, 1<<20))
-	}
-	if err != nil {
-		cleanup()
-		return source{}, nop, fmt.Errorf("acpv2: replay: spool: %w", err)
-	}
-	return source{ra: f, size: int64(n) + m}, cleanup, nil
-}
-
-// lines calls fn for each committed line of src (without its LF) with its
-// offset; fn's slice is valid only during the call. It returns the bytes
-// after the last LF (an uncommitted tail), if any.
-func (s source) lines(fn func(off int64, line []byte) error) (tail int64, err error) {
-	const chunk = 1 << 20
-	buf := make([]byte, 0, chunk)
-	var off int64   // offset of buf[0]
-	var start int64 // read position
-	for start < s.size {
-		n := int64(chunk)
-		if s.size-start < n {
-			n = s.size - start
-		}
-		old := len(buf)
-		buf = append(buf, make([]byte, n)...)
-		if _, err := s.ra.ReadAt(buf[old:], start); err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
-		}
-		start += n
-		i := 0
-		for {
-			j := bytes.IndexByte(buf[i:], '\n')
-			if j < 0 {
-				break
-			}
-			if err := fn(off+int64(i), buf[i:i+j]); err != nil {
-				return 0, err
-			}
-			i += j + 1
-		}
-		rest := copy(buf, buf[i:])
-		off += int64(i)
-		buf = buf[:rest]
-	}
-	return int64(len(buf)), nil
-}
-
-// lineAt reads the line at off with length n (without its LF).
-func (s source) lineAt(off, n int64) ([]byte, error) {
-	b := make([]byte, n)
-	if _, err := s.ra.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b, nil
+	return report, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpreplay"
 	"github.com/acptap/acptap/sdk/mappertest"
 	"github.com/acptap/acptap/sdk/replay"
 )
@@ -478,10 +479,10 @@ func TestReplayGolden(t *testing.T) {
 func TestReplayDeterministicAcrossTransports(t *testing.T) {
 	s := everyType(t)
 	want := runReplay(t, New(), s)
-	old := spoolMemLimit
-	defer func() { spoolMemLimit = old }()
+	old := acpreplay.SpoolMemLimit
+	defer func() { acpreplay.SpoolMemLimit = old }()
 	for _, limit := range []int64{old, 100} {
-		spoolMemLimit = limit
+		acpreplay.SpoolMemLimit = limit
 		got := runReplay(t, mappertest.OverGRPC(t, New()), s)
 		if diff := cmp.Diff(want.frames, got.frames); diff != "" {
 			t.Errorf("spool limit %d: frames differ (-in process +gRPC):\n%s", limit, diff)
@@ -567,16 +568,16 @@ func TestReplayLookaheadWindow(t *testing.T) {
 		`{"type":"file_change","cause":{"callId":"c"},"supersedes":"r9","changes":[{"op":"add","path":{"root":"root0","path":"c2"}}]}`,
 		`{"type":"tool_result","callId":"orphan","status":"completed"}`,
 	)
-	old := window
-	defer func() { window = old }()
+	old := acpreplay.Window
+	defer func() { acpreplay.Window = old }()
 	for name, s := range streams {
 		if !bytes.HasPrefix(s, []byte(`{"type":"header"`)) {
 			continue
 		}
-		window = old
+		acpreplay.Window = old
 		want := runReplay(t, New(), s)
 		for _, w := range []int{1, 2, 3, 7} {
-			window = w
+			acpreplay.Window = w
 			got := runReplay(t, New(), s)
 			if diff := cmp.Diff(want.frames, got.frames); diff != "" {
 				t.Errorf("%s: window %d: frames differ (-default +small):\n%s", name, w, diff)
@@ -586,7 +587,7 @@ func TestReplayLookaheadWindow(t *testing.T) {
 			}
 		}
 		if name == "far revisions" {
-			window = old
+			acpreplay.Window = old
 			us := want.updates(t)
 			if got := js(us[0]); got != `{"content":[{"changes":[{"operation":"add","path":"/w/proj/a3"}],"type":"diff"},{"changes":[{"operation":"add","path":"/w/proj/b"}],"type":"diff"},{"changes":[{"operation":"add","path":"/w/proj/c2"}],"type":"diff"}],"name":"y","sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c"}` {
 				t.Errorf("far revisions: call = %s", got)

@@ -33,6 +33,19 @@ var runTerminals = map[string]bool{"run.finished": true, "run.failed": true, "ru
 // admitted before it and, when it passes, records it. It returns nil,
 // Duplicate, or an error naming the rule broken.
 func (s *Stream) Admit(h *Header, canon []byte) error {
+	commit, err := s.Check(h, canon)
+	if err == nil {
+		commit()
+	}
+	return err
+}
+
+// Check is Admit without recording: it returns the function that records
+// the event, so a receiver marks an event seen only once it is stored (a
+// failed write leaves the event unseen, and its retry is stored, not
+// taken for a duplicate). The state must not change between Check and
+// the call of commit.
+func (s *Stream) Check(h *Header, canon []byte) (commit func(), err error) {
 	if s.ids == nil {
 		s.ids = map[[2]string][32]byte{}
 		s.pos = map[[2]string][2]int64{}
@@ -45,12 +58,12 @@ func (s *Stream) Admit(h *Header, canon []byte) error {
 	sum := sha256.Sum256(canon)
 	if prev, ok := s.ids[idKey]; ok {
 		if prev == sum {
-			return Duplicate
+			return nil, Duplicate
 		}
-		return fmt.Errorf("id %q of %s already names a different event (AEP-0001 §5.1)", h.ID, h.Source)
+		return nil, fmt.Errorf("id %q of %s already names a different event (AEP-0001 §5.1)", h.ID, h.Source)
 	}
 	sess := [2]string{h.Source, h.Session}
-	var commit []func()
+	var commits []func()
 	if h.Seq != nil && h.Session != "" {
 		p := [2]int64{h.EpochOrZero(), *h.Seq}
 		if last, ok := s.pos[sess]; ok && (p[0] < last[0] || p[0] == last[0] && p[1] <= last[1]) {
@@ -58,54 +71,55 @@ func (s *Stream) Admit(h *Header, canon []byte) error {
 			if p[0] < last[0] {
 				what = "epoch regression"
 			}
-			return fmt.Errorf("%s: (epoch %d, seq %d) after (epoch %d, seq %d) in session %q (AEP-0001 §7.2)",
+			return nil, fmt.Errorf("%s: (epoch %d, seq %d) after (epoch %d, seq %d) in session %q (AEP-0001 §7.2)",
 				what, p[0], p[1], last[0], last[1], h.Session)
 		}
-		commit = append(commit, func() { s.pos[sess] = p })
+		commits = append(commits, func() { s.pos[sess] = p })
 	}
 	switch {
 	case runTerminals[h.Type] && h.Run != "":
 		k := [3]string{h.Source, h.Session, h.Run}
 		if s.terminals[k] {
-			return fmt.Errorf("run %q already has a terminal (AEP-0002 §2 convention 5)", h.Run)
+			return nil, fmt.Errorf("run %q already has a terminal (AEP-0002 §2 convention 5)", h.Run)
 		}
-		commit = append(commit, func() { s.terminals[k] = true })
+		commits = append(commits, func() { s.terminals[k] = true })
 	case h.Type == "session.ended":
 		if s.ended[sess] {
-			return fmt.Errorf("session %q already ended (AEP-0002 §2 convention 5)", h.Session)
+			return nil, fmt.Errorf("session %q already ended (AEP-0002 §2 convention 5)", h.Session)
 		}
 		if n := len(s.pending[sess]); n > 0 {
-			return fmt.Errorf("session %q ends with %d attention request(s) pending (AEP-0002 §7.2)", h.Session, n)
+			return nil, fmt.Errorf("session %q ends with %d attention request(s) pending (AEP-0002 §7.2)", h.Session, n)
 		}
-		commit = append(commit, func() { s.ended[sess] = true })
+		commits = append(commits, func() { s.ended[sess] = true })
 	case h.Type == "attention.requested":
 		fields := formFields(h.Data)
-		commit = append(commit, func() {
+		commits = append(commits, func() {
 			if s.pending[sess] == nil {
 				s.pending[sess] = map[string][]FieldSpec{}
 			}
 			s.pending[sess][h.ID] = fields
 		})
 	case h.Type == "attention.resolved" || h.Type == "attention.timeout":
-		commit = append(commit, func() { delete(s.pending[sess], h.Subject) })
+		commits = append(commits, func() { delete(s.pending[sess], h.Subject) })
 	case h.Type == "attention.answered":
 		if fields, ok := s.pending[sess][h.Subject]; ok && fields != nil {
 			if err := checkFormAnswer(fields, h.Data); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	case (h.Type == "control.accepted" || h.Type == "control.rejected") && h.Cause != "":
 		k := [2]string{h.Source, h.Cause}
 		if s.acks[k] {
-			return fmt.Errorf("command %q already has an ack decision (AEP-0004 §3)", h.Cause)
+			return nil, fmt.Errorf("command %q already has an ack decision (AEP-0004 §3)", h.Cause)
 		}
-		commit = append(commit, func() { s.acks[k] = true })
+		commits = append(commits, func() { s.acks[k] = true })
 	}
-	s.ids[idKey] = sum
-	for _, c := range commit {
-		c()
-	}
-	return nil
+	return func() {
+		s.ids[idKey] = sum
+		for _, c := range commits {
+			c()
+		}
+	}, nil
 }
 
 func formFields(data json.RawMessage) []FieldSpec {

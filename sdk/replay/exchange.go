@@ -60,3 +60,37 @@ func ResumeExchange(h asr.Header) (before, after []WireLine) {
 	after = []WireLine{{sdk.A2C, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)}}
 	return before, after
 }
+
+// LoadExchange is ResumeExchange for ACP v1 (protocolVersion 1): the
+// client's initialize and the agent's answer (agentInfo named after the
+// stream's agent, loadSession), then session/load for the stream's session
+// with its roots and no MCP servers; after the replayed updates, the load
+// response. A v1 agent replays history inside session/load, before its
+// response, as the v1 replay is sent.
+func LoadExchange(h asr.Header) (before, after []WireLine) {
+	v2before, _ := ResumeExchange(h)
+	var agent, load struct {
+		Result struct {
+			Info json.RawMessage `json:"info"`
+		} `json:"result"`
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(v2before[1].Line, &agent)
+	_ = json.Unmarshal(v2before[2].Line, &load)
+	params := load.Params
+	delete(params, "replayFrom")
+	params["mcpServers"] = json.RawMessage("[]")
+	line := func(v any) []byte {
+		b, _ := asr.Marshal(v)
+		return b
+	}
+	before = []WireLine{
+		{sdk.C2A, line(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+			"params": map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}, "clientInfo": map[string]any{"name": "acptap-roundtrip", "version": "1"}}})},
+		{sdk.A2C, line(map[string]any{"jsonrpc": "2.0", "id": 0,
+			"result": map[string]any{"protocolVersion": 1, "agentInfo": agent.Result.Info, "agentCapabilities": map[string]any{"loadSession": true}, "authMethods": []any{}}})},
+		{sdk.C2A, line(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "session/load", "params": params})},
+	}
+	after = []WireLine{{sdk.A2C, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)}}
+	return before, after
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/acptap/acptap/sdk/asr"
@@ -19,6 +20,9 @@ import (
 type Stream struct {
 	Header asr.Header
 	Groups []*Group
+	// Lossy is what the stream declares lost: its header's producer.lossy
+	// and its declarations' (asr.EffectiveHeader).
+	Lossy []string
 }
 
 // Group is one ACP entity's latest records.
@@ -61,7 +65,13 @@ func ReadStream(r io.Reader) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stream{Header: h}
+	s := &Stream{Header: h, Lossy: slices.Clone(h.Producer.Lossy)}
+	for c := range hc.lossy {
+		if !slices.Contains(s.Lossy, c) {
+			s.Lossy = append(s.Lossy, c)
+		}
+	}
+	slices.Sort(s.Lossy)
 	byKey := map[string]*Group{}
 	group := func(kind, id, first string) *Group {
 		key := kind + ":" + id
@@ -104,23 +114,62 @@ func ReadStream(r io.Reader) (*Stream, error) {
 	return s, nil
 }
 
-// headCapture passes a reader through and keeps its bytes up to the first LF.
+// headCapture passes a reader through, keeps its bytes up to the first
+// LF, and collects the loss categories its declaration records add.
 type headCapture struct {
-	r    io.Reader
-	buf  []byte
-	done bool
+	r     io.Reader
+	buf   []byte
+	done  bool
+	part  []byte // the line being read, after the header
+	lossy map[string]bool
 }
+
+var markDeclaration = []byte(`"` + asr.TypeDeclaration + `"`)
 
 func (h *headCapture) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
+	chunk := p[:n]
 	if !h.done && n > 0 {
-		chunk := p[:n]
+		head := chunk
 		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
-			chunk, h.done = chunk[:i+1], true
+			head, h.done = chunk[:i+1], true
+			chunk = chunk[i+1:]
+		} else {
+			chunk = nil
 		}
-		h.buf = append(h.buf, chunk...)
+		h.buf = append(h.buf, head...)
+	}
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			h.part = append(h.part, chunk...)
+			break
+		}
+		line := chunk[:i]
+		if len(h.part) > 0 {
+			line = append(h.part, line...)
+		}
+		h.declaration(line)
+		h.part = h.part[:0]
+		chunk = chunk[i+1:]
 	}
 	return n, err
+}
+
+func (h *headCapture) declaration(line []byte) {
+	if !bytes.Contains(line, markDeclaration) {
+		return
+	}
+	var d asr.Declaration
+	if json.Unmarshal(line, &d) != nil || d.Type != asr.TypeDeclaration {
+		return
+	}
+	for _, c := range d.Lossy {
+		if h.lossy == nil {
+			h.lossy = map[string]bool{}
+		}
+		h.lossy[c] = true
+	}
 }
 
 // Roots returns the stream's workspace roots.

@@ -1,4 +1,4 @@
-package acpv2
+package acpreplay
 
 import (
 	"bytes"
@@ -42,6 +42,8 @@ func TestTopFieldsMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+const testHeader = `{"type":"header","asr":"0.1","sessionId":"s1","producer":{"method":"recorder","name":"test","lossy":[]},"workspace":{"roots":[{"id":"root0","path":"/w/proj"},{"id":"root1","path":"/w/lib"},{"id":"root2","path":null}]}}`
+
 // FuzzReplay: any stream bytes give a report or an error, never a panic;
 // every frame is one JSON line.
 func FuzzReplay(f *testing.F) {
@@ -49,8 +51,7 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte(testHeader + "\n" + `{"type":"tool_call","seq":1,"id":"r1","callId":"c"}` + "\n" + `{"type":"file_change","seq":2,"id":"r2","cause":{"callId":"c"},"changes":[{"op":"add","path":{"root":"root2","path":"a"}}]}` + "\n"))
 	f.Add([]byte(`{"type":"header"}` + "\n{\"type\":\"terminal\",\"terminalId\":1,\"output\":{\"blob\":{\"data\":\"!!\"}}}\n"))
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		rr := New().(sdk.Replayer)
-		report, err := rr.Replay(context.Background(), nil, Input, bytes.NewReader(stream), func(o sdk.Output) error {
+		report, err := Replay(context.Background(), "", bytes.NewReader(stream), func(o sdk.Output) error {
 			if o.Kind == sdk.ACPFrame && (!json.Valid(o.JSON) || bytes.IndexByte(o.JSON, '\n') >= 0) {
 				t.Errorf("frame is not one JSON line: %q", o.JSON)
 			}

@@ -1,4 +1,4 @@
-package acpv2
+package acpreplay
 
 import (
 	"context"
@@ -38,18 +38,19 @@ type replayer struct {
 	// last window lines to that line; ring evicts them.
 	recent map[string]int
 	ring   []string
-	window int // the lookahead, in lines (the package's window when the replay started)
+	window int // the lookahead, in lines (Window when the replay started)
 	// The session-level values sent after the history: the latest of each.
 	title, usage, state span
 	states              int
 	usages, titles      int
 }
 
-// window is how many lines after an entity's first record the second pass
+// Window is how many lines after an entity's first record the second pass
 // looks ahead for its revisions, result and file changes. Records further
 // away are indexed by the first pass; so memory grows with the window and
-// the far records, not with the stream.
-var window = 4096
+// the far records, not with the stream. (A variable so that tests can try
+// small windows.)
+var Window = 4096
 
 // near reports whether line is within window lines of the first record of
 // the entity key.
@@ -177,7 +178,7 @@ func (r *replayer) index() error {
 		if lineNo == 1 {
 			h, err := asr.ReadHeader(line)
 			if err != nil {
-				return fmt.Errorf("acpv2: replay: line 1: %w", err)
+				return fmt.Errorf("replay: line 1: %w", err)
 			}
 			r.readHeader(h)
 			return nil
@@ -196,7 +197,7 @@ func (r *replayer) index() error {
 		return err
 	}
 	if lineNo == 0 {
-		return fmt.Errorf("acpv2: replay: %w", asr.ErrNotHeader)
+		return fmt.Errorf("replay: %w", asr.ErrNotHeader)
 	}
 	if tail > 0 {
 		r.diag("uncommitted tail", fmt.Sprintf("%d bytes after the last LF are not part of the stream", tail))

@@ -1,4 +1,4 @@
-package acpv2
+package acpreplay
 
 import (
 	"encoding/json"

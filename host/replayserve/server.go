@@ -1,0 +1,447 @@
+package replayserve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	hclog "github.com/hashicorp/go-hclog"
+
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/acpschema"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// The agent's name and title in the initialize answer.
+const (
+	agentName  = "acptap-replay"
+	agentTitle = "acptap: recorded sessions (read-only)"
+)
+
+// JSON-RPC error codes of the read-only agent.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeNotFound       = -32002 // ACP: resource not found
+	// codeRecording refuses what would change a recording (prompts, new
+	// sessions, configuration): a server error of JSON-RPC's
+	// implementation-defined range.
+	codeRecording = -32099
+)
+
+// Replayer replays the stream at path to target ("acp/2@…", "acp/1")
+// through a replay plugin, and returns the loss report.
+type Replayer func(ctx context.Context, target, path string, emit func(sdk.Output) error) ([]byte, error)
+
+// Options configure a Server.
+type Options struct {
+	Store   *store.Store
+	Logger  hclog.Logger
+	Version string // acptap's, in the initialize answer
+	// TargetV2 is the ACP v2 revision replayed to v2 clients ("acp/2@…").
+	TargetV2 string
+	Replay   Replayer
+	Out      io.Writer
+}
+
+// Server is the read-only agent of one connection.
+type Server struct {
+	st       *store.Store
+	logger   hclog.Logger
+	version  string
+	targetV2 string
+	replayer Replayer
+	out      *bufio.Writer
+	// v1 is set when the client's initialize asked for protocolVersion 1;
+	// client are the capabilities it sent.
+	v1     bool
+	client clientCaps
+}
+
+// New returns a server writing to o.Out.
+func New(o Options) *Server {
+	logger := o.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &Server{st: o.Store, logger: logger, version: o.Version, targetV2: o.TargetV2, replayer: o.Replay,
+		out: bufio.NewWriterSize(o.Out, 64<<10)}
+}
+
+// Run reads JSON-RPC lines from in until it ends, answering each.
+func (s *Server) Run(in io.Reader) error { return s.run(in) }
+
+// run reads JSON-RPC lines until stdin ends.
+func (s *Server) run(in io.Reader) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if werr := s.line(t); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// line handles one line: a message, or a batch (answered by a batch).
+func (s *Server) line(b []byte) error {
+	if b[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(b, &elems); err != nil || len(elems) == 0 {
+			return s.write(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}})
+		}
+		var resps []rpcResponse
+		for _, e := range elems {
+			if r := s.message(e); r != nil {
+				resps = append(resps, *r)
+			}
+		}
+		if len(resps) == 0 {
+			return s.flush()
+		}
+		return s.write(resps)
+	}
+	if r := s.message(b); r != nil {
+		return s.write(*r)
+	}
+	return s.flush()
+}
+
+// message handles one JSON-RPC message and returns its response (nil for
+// notifications and for responses from the client).
+func (s *Server) message(b []byte) *rpcResponse {
+	var req rpcRequest
+	if err := json.Unmarshal(b, &req); err != nil {
+		if !json.Valid(b) {
+			return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}}
+		}
+		return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request"}}
+	}
+	if req.Method == nil {
+		return nil // a response to a request we never send, or junk without an id
+	}
+	method := *req.Method
+	if len(req.ID) == 0 {
+		s.logger.Debug("notification", "method", method)
+		return nil // session/cancel, $/cancel_request, … : nothing to do in a recording
+	}
+	resp := &rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	result, rerr := s.call(method, req.Params)
+	if rerr != nil {
+		s.logger.Info("request refused", "method", method, "code", rerr.Code, "message", rerr.Message)
+		resp.Error = rerr
+	} else {
+		resp.Result = result
+	}
+	return resp
+}
+
+func (s *Server) call(method string, params json.RawMessage) (any, *rpcError) {
+	if s.v1 && method != "initialize" {
+		return s.callV1(method, params)
+	}
+	switch method {
+	case "initialize":
+		if s.negotiate(params) == 1 {
+			return s.initializeV1(), nil
+		}
+		return map[string]any{
+			"protocolVersion": 2,
+			"info":            map[string]any{"name": agentName, "title": agentTitle, "version": s.version},
+			"capabilities":    map[string]any{"session": map[string]any{}},
+			"authMethods":     []any{},
+		}, nil
+	case "session/list":
+		return s.list(params)
+	case "session/resume":
+		return s.resume(params)
+	case "session/close":
+		return map[string]any{}, nil
+	case "session/prompt":
+		return nil, refusePrompt(params)
+	case "session/new", "session/fork", "session/set_config_option", "session/delete":
+		return nil, refuse(method, "session/resume")
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + method}
+}
+
+// refusePrompt refuses a prompt: a recording is read-only.
+func refusePrompt(params json.RawMessage) *rpcError {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return &rpcError{Code: codeRecording,
+		Message: fmt.Sprintf("session %s is a recording replayed by acptap: it is read-only and cannot take prompts", p.SessionID),
+		Data:    map[string]any{"reason": "recording", "sessionId": p.SessionID}}
+}
+
+// refuse refuses a method that would change a session; open names the
+// method that opens a recording.
+func refuse(method, open string) *rpcError {
+	return &rpcError{Code: codeRecording,
+		Message: "acptap replay --serve only opens recorded sessions, read-only: use session/list and " + open + " (" + method + " is refused)",
+		Data:    map[string]any{"reason": "recording"}}
+}
+
+// list answers session/list with the stored sessions (cwd filter honoured;
+// no pagination).
+func (s *Server) list(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Cwd *string `json:"cwd"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params"}
+	}
+	ids, err := s.st.Sessions()
+	if err != nil {
+		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+	}
+	sessions := []any{}
+	for _, id := range ids {
+		sum, err := summarize(s.st.StreamPath(id))
+		if err != nil {
+			s.logger.Warn("session/list: stream skipped", "session", id, "error", err)
+			continue
+		}
+		if p.Cwd != nil && *p.Cwd != sum.cwd {
+			continue
+		}
+		info := map[string]any{"sessionId": id, "cwd": sum.cwd}
+		if len(sum.dirs) > 0 {
+			info["additionalDirectories"] = sum.dirs
+		}
+		if sum.title != "" {
+			info["title"] = sum.title
+		}
+		if sum.updatedAt != "" {
+			info["updatedAt"] = sum.updatedAt
+		}
+		info["_meta"] = map[string]any{"org.acptap/recording": true}
+		sessions = append(sessions, info)
+	}
+	return map[string]any{"sessions": sessions}, nil
+}
+
+// resume answers session/resume: with replayFrom {type: "start"} it replays
+// the stream first; then it sends the current state (always idle: nothing
+// runs in a recording) and answers with the recorded configuration.
+func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		SessionID  string          `json:"sessionId"`
+		ReplayFrom json.RawMessage `json:"replayFrom"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: session/resume needs a sessionId"}
+	}
+	path := s.st.StreamPath(p.SessionID)
+	if _, err := os.Stat(path); err != nil {
+		return nil, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + p.SessionID,
+			Data: map[string]any{"sessionId": p.SessionID}}
+	}
+	sum, err := summarize(path)
+	if err != nil {
+		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+	}
+	replayed := false
+	var report json.RawMessage
+	if len(p.ReplayFrom) > 0 && string(p.ReplayFrom) != "null" {
+		var rf struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(p.ReplayFrom, &rf) != nil || rf.Type != "start" {
+			return nil, &rpcError{Code: codeInvalidParams, Message: `Invalid params: only replayFrom {"type": "start"} is supported`}
+		}
+		rep, lastIdle, err := s.replaySession(path)
+		if err != nil {
+			s.logger.Error("replay failed", "session", p.SessionID, "error", err)
+			return nil, &rpcError{Code: -32603, Message: "Internal error: replay failed: " + err.Error()}
+		}
+		report, replayed = rep, lastIdle
+	}
+	if !replayed {
+		// The current state: a recording is never running.
+		state, _ := asr.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update",
+			"params": map[string]any{"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "state_update", "state": "idle"}}})
+		if err := s.writeLine(state); err != nil {
+			return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		}
+	}
+	result := map[string]any{}
+	m := map[string]any{"recording": true}
+	if report != nil {
+		m["lossReport"] = report
+	}
+	result["_meta"] = map[string]any{"org.acptap/replay": m}
+	if len(sum.config) > 0 {
+		withConfig := map[string]any{"_meta": result["_meta"], "configOptions": sum.config}
+		// A recording of ACP v1 keeps v1-shaped options.
+		if validResult(acpschema.V2, "session/resume", withConfig) {
+			result = withConfig
+		} else {
+			s.logger.Info("session/resume: the recorded config options are not valid ACP v2; not sent", "session", p.SessionID)
+		}
+	}
+	return result, nil
+}
+
+// replaySession replays a stream through the plugin onto stdout. lastIdle
+// reports whether the last update sent was an idle state_update.
+func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
+	lastIdle := false
+	report, err := s.replayer(context.Background(), s.targetV2, path, func(o sdk.Output) error {
+		switch o.Kind {
+		case sdk.ACPFrame:
+			var n struct {
+				Params struct {
+					Update struct {
+						SessionUpdate string `json:"sessionUpdate"`
+						State         string `json:"state"`
+					} `json:"update"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(o.JSON, &n)
+			u := n.Params.Update
+			lastIdle = u.SessionUpdate == "state_update" && u.State == "idle"
+			return s.writeLine(o.JSON)
+		case sdk.Diagnostic:
+			s.logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	s.logger.Info("replayed", "stream", path, "report", string(bytes.TrimSpace(report)))
+	return json.RawMessage(bytes.TrimSpace(report)), lastIdle, nil
+}
+
+func (s *Server) write(v any) error {
+	b, err := asr.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := s.writeLine(b); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+func (s *Server) writeLine(b []byte) error {
+	s.out.Write(b)
+	return s.out.WriteByte('\n')
+}
+
+func (s *Server) flush() error { return s.out.Flush() }
+
+// sessionSummary is what session/list and session/resume need of a stream.
+type sessionSummary struct {
+	cwd       string
+	dirs      []string
+	title     string
+	updatedAt string
+	config    json.RawMessage
+}
+
+// summarize reads a stream's header, its latest title and configuration,
+// and the time of its last record.
+func summarize(path string) (sessionSummary, error) {
+	var sum sessionSummary
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	rd := asr.NewReader(f)
+	first, err := rd.Next()
+	if err != nil {
+		return sum, fmt.Errorf("%s: %w", path, asr.ErrNotHeader)
+	}
+	h, err := asr.ReadHeader(first)
+	if err != nil {
+		return sum, err
+	}
+	sum.cwd = "/"
+	if h.Workspace != nil {
+		for i, r := range h.Workspace.Roots {
+			switch {
+			case r.Path == nil:
+			case i == 0:
+				sum.cwd = *r.Path
+			default:
+				sum.dirs = append(sum.dirs, *r.Path)
+			}
+		}
+	}
+	sum.updatedAt = h.CreatedAt
+	for {
+		line, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+		var r struct {
+			Type       string          `json:"type"`
+			TS         string          `json:"ts"`
+			ObservedAt string          `json:"observedAt"`
+			Title      *string         `json:"title"`
+			Options    json.RawMessage `json:"options"`
+		}
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		if t := r.TS; t != "" && t > sum.updatedAt {
+			sum.updatedAt = t
+		} else if t := r.ObservedAt; t != "" && t > sum.updatedAt {
+			sum.updatedAt = t
+		}
+		switch {
+		case r.Type == asr.TypeSessionInfo:
+			sum.title = ""
+			if r.Title != nil {
+				sum.title = *r.Title
+			}
+		case r.Type == asr.TypeConfigChange && len(r.Options) > 0 && strings.HasPrefix(string(r.Options), "["):
+			sum.config = r.Options
+		}
+	}
+	return sum, nil
+}
