@@ -28,8 +28,7 @@ func runUI(env *Env, args []string) int {
 	registerStoreFlags(fs, &c)
 	addr := fs.String("addr", "127.0.0.1:0", "listen `address` (host:port; port 0 picks a free one)")
 	open := fs.Bool("open", false, "open the URL in a browser (xdg-open)")
-	var allow hostList
-	fs.Var(&allow, "allow-host", "also accept this host `NAME` in the Host header (repeatable; loopback names, IP addresses and this machine's name are always accepted)")
+	allow := fs.String("allow-host", "", "comma-separated host names accepted in Host and Origin beside loopback names and IP addresses (as for relay)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -66,7 +65,7 @@ func runUI(env *Env, args []string) int {
 	if !tcp.IP.IsLoopback() {
 		fmt.Fprintf(env.Stderr, "acptap ui: WARNING: listening on %s, which is not loopback: anyone who can reach it and has the token can read every recorded session\n", ln.Addr())
 	}
-	srv := ui.New(ln.Addr(), ui.Options{Store: st, Log: logger.Named("ui"), Hosts: allow})
+	srv := ui.New(ln.Addr(), ui.Options{Store: st, Log: logger.Named("ui"), Hosts: splitHosts(*allow)})
 	host := ln.Addr().String()
 	if tcp.IP.IsUnspecified() {
 		host = fmt.Sprintf("127.0.0.1:%d", tcp.Port)
@@ -98,8 +97,13 @@ func runUI(env *Env, args []string) int {
 	return ExitOK
 }
 
-// hostList is a repeatable flag.
-type hostList []string
-
-func (h *hostList) String() string     { return strings.Join(*h, ",") }
-func (h *hostList) Set(v string) error { *h = append(*h, v); return nil }
+// splitHosts reads a comma-separated --allow-host.
+func splitHosts(s string) []string {
+	var out []string
+	for h := range strings.SplitSeq(s, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
