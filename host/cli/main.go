@@ -45,6 +45,7 @@ func commands() []command {
 		{"roundtrip", "check that recording a stream's replay gives the same context view (ASR-732)", runRoundtrip},
 		{"plugins", "list the plugins found, their claims, checksums and health", runPlugins},
 		{"relay", "run an AEP receiver: validate, dedupe and store events posted to /events", runRelay},
+		{"export", "send stored sessions to an OpenTelemetry collector (OTLP logs and GenAI spans)", runExport},
 		{"ship", "publish the store's outputs to the team store on NATS JetStream", runShip},
 		{"collect", "write every origin's outputs from the team store into a central store", runCollect},
 		{"validate", "check ASR streams against the ASR schema and stream invariants", runValidate},

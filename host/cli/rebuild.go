@@ -2,31 +2,49 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/acptap/acptap/host/filekind"
-	"path/filepath"
-	"strings"
+	"os"
+	"os/signal"
+	"syscall"
+
+	isatty "github.com/mattn/go-isatty"
 
 	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/rebuild"
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/host/wire"
-	"github.com/acptap/acptap/sdk"
 )
 
 func runRebuild(env *Env, args []string) int {
 	var c common
-	fs := newFlagSet(env, "rebuild", "[flags] WIRE.jsonl…",
-		"Maps wire logs through the plugins again and writes the outputs a live run would have\n"+
-			"written: the same frames give the same records, byte for byte (timestamps come from each\n"+
-			"frame's receipt time). A stream that already exists in the store is replaced; the old file\n"+
-			"is kept beside it as <file>.prev-<unix-nanoseconds>. Exits 1 if a wire log cannot be read or\n"+
-			"a plugin could not map it completely.")
+	var all bool
+	var sessions stringList
+	fs := newFlagSet(env, "rebuild", "[flags] WIRE.jsonl… | --all [--session ID]",
+		"Re-derives sessions from their wire logs with the current plugins and config: a session's\n"+
+			"outputs are a function of the wire logs that observed it, in connection order (header\n"+
+			"startedAt, then connection id). Each connection continues what the earlier ones produced\n"+
+			"in this rebuild, as a live run would have; a stale session entry is reported, not obeyed.\n"+
+			"WIRE.jsonl… rebuilds the sessions those logs name, with every other connection of theirs the\n"+
+			"store holds (a log from outside <store>/wire is copied in); --all rebuilds every session named\n"+
+			"under <store>/wire. The new outputs are built beside the old ones and swapped in only when\n"+
+			"every connection mapped; a changed file is kept as <file>.prev-<unix-nanoseconds>. Exits 1\n"+
+			"if a wire log line was skipped, a session could not be rebuilt, or a plugin could not map.")
 	c.register(fs)
+	fs.BoolVar(&all, "all", false, "rebuild every session of the store from <store>/wire")
+	fs.Var(&sessions, "session", "with --all: rebuild only this session (repeatable)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() == 0 {
+	if !all && fs.NArg() == 0 {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: no wire log given")
+		return ExitUsage
+	}
+	if all && fs.NArg() > 0 {
+		fmt.Fprintln(env.Stderr, "acptap rebuild: give wire logs or --all, not both")
+		return ExitUsage
+	}
+	if len(sessions) > 0 && !all {
+		fmt.Fprintln(env.Stderr, "acptap rebuild: --session goes with --all")
 		return ExitUsage
 	}
 	cfg, err := c.load()
@@ -50,64 +68,38 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	code := ExitOK
-	for _, path := range fs.Args() {
-		if err := notKind(path, filekind.Wire); err != nil {
-			fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
-			code = ExitFailure
-			continue
-		}
-		r, err := wire.Open(path)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
-			code = ExitFailure
-			continue
-		}
-		hdr := r.Header()
-		r.Close()
-		sink := pipeline.NewStoreSink(st, logger)
-		sink.ReplaceExisting = true
-		p := pipeline.New(pipeline.Options{
-			WirePath: path, Connection: hdr.Connection, Agent: hdr.Agent.Command, Mode: sdk.ModeRebuild,
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := rebuild.Options{Store: st, Out: env.Stdout, Err: env.Stderr,
+		Pipeline: pipeline.Options{
 			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
 			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, logger), Sink: sink, Logger: logger, Sessions: pipeline.StoreSessions{St: st},
+			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
 			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
-		})
-		if err := p.Rebuild(context.Background()); err != nil {
-			fmt.Fprintf(env.Stderr, "acptap rebuild: %s: %s\n", path, oneLine(err))
-			code = ExitFailure
-			continue
-		}
-		stats, werr := p.Wait()
-		serr := sink.Close()
-		counts := sink.Counts()
-		fmt.Fprintf(env.Stdout, "%s: revision %s, %d frames → %d ASR records in %d files, %d AEP events",
-			filepath.Base(path), stats.Revision, stats.Frames, counts[sdk.ASRRecord.String()]+counts[sdk.ASRHeader.String()],
-			len(sink.Streams()), counts[sdk.AEPEvent.String()])
-		if d := sink.Diagnostics(); len(d) > 0 {
-			fmt.Fprintf(env.Stdout, ", diagnostics %v", d)
-		}
-		fmt.Fprintln(env.Stdout)
-		for _, s := range sink.Streams() {
-			fmt.Fprintf(env.Stdout, "  %s\n", s)
-		}
-		for _, b := range sink.Replaced() {
-			fmt.Fprintf(env.Stdout, "  (previous file kept as %s)\n", b)
-		}
-		if werr != nil || serr != nil || sink.GaveUp() {
-			msgs := []string{}
-			for _, e := range []error{werr, serr} {
-				if e != nil {
-					msgs = append(msgs, oneLine(e))
-				}
-			}
-			if sink.GaveUp() {
-				msgs = append(msgs, "a plugin gave up before the end of the wire log (see the log)")
-			}
-			fmt.Fprintf(env.Stderr, "acptap rebuild: %s: %s\n", path, strings.Join(msgs, "; "))
-			code = ExitFailure
-		}
+		}}
+	if f, ok := env.Stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		opts.Progress = env.Stderr
 	}
-	return code
+	res, err := rebuild.Run(ctx, opts, rebuild.Request{All: all, Sessions: sessions, Files: fs.Args()})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
+		if errors.Is(err, context.Canceled) {
+			return ExitInterrupt
+		}
+		return ExitFailure
+	}
+	if res.Failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return fmt.Sprint([]string(*l)) }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
 }

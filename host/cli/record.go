@@ -8,6 +8,7 @@ import (
 
 	"github.com/acptap/acptap/host/aeprelay"
 	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/otlp"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
@@ -106,6 +107,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 	var p *pipeline.Pipeline
 	var sink *pipeline.StoreSink
 	var outbox *aeprelay.Outbox
+	var exporter *otlp.Exporter
 	if err == nil && logErr == nil {
 		conn := newConnectionID(started)
 		cat, cerr := catalog(env, cfg)
@@ -114,6 +116,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		} else {
 			sink = pipeline.NewStoreSink(st, logger)
 			outbox = attachOutbox(ctx, cfg, logger, sink)
+			exporter = attachOTLP(ctx, cfg, logger, st, sink)
 			p = pipeline.New(pipeline.Options{
 				WirePath: st.WirePath(conn), Connection: conn, Agent: agent, Mode: sdk.ModeRecord,
 				Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
@@ -149,6 +152,7 @@ func record(env *Env, cfg *config.Config, agent []string) int {
 		stats, werr := p.Wait()
 		serr := sink.Close()
 		stopOutbox(outbox, cfg, logger)
+		stopOTLP(exporter, cfg, logger)
 		logger.Info("recording finished", "exit_code", res.code, "frames", stats.Frames, "gap_frames", stats.GapFrames,
 			"revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
 			"diagnostics", sink.Diagnostics(), "streams", sink.Streams())

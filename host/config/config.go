@@ -24,6 +24,10 @@ const (
 	MaxCoalesce       = time.Second
 	DefaultRelayQueue = 10000
 	DefaultRelayFlush = 2 * time.Second
+	// OTLP export defaults.
+	DefaultOTLPMaxCapture = "metadata"
+	DefaultOTLPSpoolBytes = 64 << 20
+	DefaultOTLPFlush      = 2 * time.Second
 )
 
 // Config is acptap's configuration. The koanf tags are the keys of the TOML
@@ -47,6 +51,8 @@ type Config struct {
 	SchemaRevision string `koanf:"schema_revision"`
 	// AEP configures the AEP outputs beyond the JSONL files.
 	AEP AEP `koanf:"aep"`
+	// OTLP configures the OpenTelemetry export (docs/otlp.md).
+	OTLP OTLP `koanf:"otlp"`
 	// Ship configures shipping outputs to a team store ([ship.nats]).
 	Ship Ship `koanf:"ship"`
 
@@ -129,6 +135,39 @@ type AEP struct {
 	RelayTokenFile string `koanf:"relay_token_file"`
 }
 
+// OTLP configures the OpenTelemetry export: AEP events as OTLP log
+// records and turns and tool calls as GenAI spans, through a spool in the
+// store. Empty fields defer to the OTEL_EXPORTER_OTLP_* environment.
+type OTLP struct {
+	// Enabled turns export on with the endpoint the OTEL_EXPORTER_OTLP_*
+	// environment (or the OTLP default) gives; setting Endpoint turns it
+	// on too.
+	Enabled bool `koanf:"enabled"`
+	// Endpoint is the collector's base URL (http/protobuf adds /v1/logs and
+	// /v1/traces; grpc uses its host and port; https means TLS).
+	Endpoint string `koanf:"endpoint"`
+	// Protocol is "grpc" or "http/protobuf" (empty: the environment, else
+	// http/protobuf).
+	Protocol string `koanf:"protocol"`
+	// Headers are sent with every request (added to the environment's).
+	Headers map[string]string `koanf:"headers"`
+	// Timeout bounds one export request (0: the environment, else 10s).
+	Timeout time.Duration `koanf:"timeout"`
+	// Insecure sends gRPC in plaintext even to an https endpoint.
+	Insecure bool `koanf:"insecure"`
+	// Compression is "gzip" or "none" (empty: the environment, else none).
+	Compression string `koanf:"compression"`
+	// MaxCapture down-levels events before export: none, metadata,
+	// redacted or full. Message content reaches spans only from redacted up.
+	MaxCapture string `koanf:"max_capture"`
+	// SpoolBytes bounds the spool (<store>/otlp/spool); when it is full the
+	// oldest debug and info records are dropped first, and counted.
+	SpoolBytes int64 `koanf:"spool_bytes"`
+	// Flush is how long record waits at exit for the spool to drain; what
+	// is left stays spooled for the next run.
+	Flush time.Duration `koanf:"flush"`
+}
+
 // DefaultRevisions is the built-in revision → plugins table. "acp-v1-log"
 // is not negotiated on a wire: acptap convert forces it for stored ACP v1
 // logs.
@@ -166,6 +205,8 @@ func defaults(store string, builtins []string) map[string]any {
 		"schema_revision": DefaultSchemaRevision,
 		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush, "relay_token": "", "relay_token_file": ""},
 		"ship":            shipDefaults(),
+		"otlp": map[string]any{"enabled": false, "endpoint": "", "protocol": "", "headers": map[string]any{}, "timeout": time.Duration(0),
+			"insecure": false, "compression": "", "max_capture": DefaultOTLPMaxCapture, "spool_bytes": DefaultOTLPSpoolBytes, "flush": DefaultOTLPFlush},
 	}
 }
 
@@ -184,6 +225,8 @@ var schema = keys{
 	"schema_revision": nil,
 	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil, "relay_token": nil, "relay_token_file": nil},
 	"ship":            shipSchema,
+	"otlp": {"enabled": nil, "endpoint": nil, "protocol": nil, "headers": {"*": nil}, "timeout": nil, "insecure": nil,
+		"compression": nil, "max_capture": nil, "spool_bytes": nil, "flush": nil},
 }
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the

@@ -49,6 +49,7 @@ func TestLoadDefaults(t *testing.T) {
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
+		OTLP:           OTLP{Headers: map[string]string{}, MaxCapture: "metadata", SpoolBytes: 64 << 20, Flush: 2 * time.Second},
 		Ship: Ship{NATS: ShipNATS{Stream: "ACPTAP", Subject: "acptap", CreateStream: true, Replicas: 1,
 			Interval: time.Second, Linger: 10 * time.Minute, Timeout: 5 * time.Second, Durable: "acptap-collect", AckWait: 30 * time.Second}},
 		Builtins: builtins,

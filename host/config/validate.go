@@ -71,6 +71,7 @@ func (c *Config) Validate() error {
 	if c.AEP.RelayFlush < 0 {
 		bad("aep.relay_flush", "must not be negative, got %s", c.AEP.RelayFlush)
 	}
+	c.validateOTLP(bad)
 	c.Ship.validate(bad)
 	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[name]
@@ -126,4 +127,32 @@ func (c *Config) unresolvable(name string) string {
 	}
 	return fmt.Sprintf("is not configured: it is not built in, %s is not set, and plugin_path is empty",
 		keyPath("plugins", name, "path"))
+}
+
+// validateOTLP checks the [otlp] section.
+func (c *Config) validateOTLP(bad func(key, format string, args ...any)) {
+	o := c.OTLP
+	if o.Endpoint != "" {
+		if u, err := url.Parse(o.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("otlp.endpoint", "%q is not an http(s) URL", o.Endpoint)
+		}
+	}
+	if o.Compression != "" && o.Compression != "gzip" && o.Compression != "none" {
+		bad("otlp.compression", "%q is not one of gzip, none", o.Compression)
+	}
+	if o.Protocol != "" && o.Protocol != "grpc" && o.Protocol != "http/protobuf" {
+		bad("otlp.protocol", "%q is not one of grpc, http/protobuf", o.Protocol)
+	}
+	if o.MaxCapture != "" && !slices.Contains([]string{"none", "metadata", "redacted", "full"}, o.MaxCapture) {
+		bad("otlp.max_capture", "%q is not one of none, metadata, redacted, full", o.MaxCapture)
+	}
+	if o.Timeout < 0 {
+		bad("otlp.timeout", "must not be negative, got %s", o.Timeout)
+	}
+	if o.SpoolBytes != 0 && o.SpoolBytes < 1<<16 {
+		bad("otlp.spool_bytes", "must be at least 65536, got %d", o.SpoolBytes)
+	}
+	if o.Flush < 0 {
+		bad("otlp.flush", "must not be negative, got %s", o.Flush)
+	}
 }

@@ -21,10 +21,21 @@ type Plugin struct {
 	Mapper sdk.Mapper
 	// Kill stops the plugin process (nil for in-process mappers).
 	Kill func()
+	// Release, when set, hands a plugin that mapped the connection to the
+	// end back to whoever launched it, for the next connection (a rebuild
+	// keeps its plugins for the whole run); Kill is still used on failure.
+	Release func()
 }
 
 // Launcher starts (or restarts) the plugin with the given name.
 type Launcher func(ctx context.Context, name string) (*Plugin, error)
+
+// entryReader reads wire log entries: a wire.Reader live, a wire.Tolerant
+// in a rebuild (which reads past bad lines as the rebuild's first pass did).
+type entryReader interface {
+	Next() (wire.Entry, error)
+	Close() error
+}
 
 // errStalled means a plugin did not answer a batch in time.
 var errStalled = errors.New("plugin did not answer in time")
@@ -45,13 +56,14 @@ type feeder struct {
 	plug    *Plugin
 	sess    sdk.Session
 	fb      *sdk.FrameBuilder
-	reader  *wire.Reader
+	reader  entryReader
 	lastFed uint64 // the last wire seq this instance has mapped
 
 	instOut  int // outputs the current instance produced
 	written  int // outputs given to the sink (across restarts)
 	restarts int
 	dead     bool // gave up: capture-only from here on
+	finished bool // Finish answered: the plugin can be released
 
 	frames []sdk.Frame
 	done   chan struct{}
@@ -67,7 +79,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 // run feeds the plugin until capture is done, then finishes the session.
 func (f *feeder) run(ctx context.Context) {
 	defer close(f.done)
-	defer f.kill()
+	defer f.leave()
 	if err := f.start(ctx); err != nil {
 		f.giveUp(err)
 	}
@@ -145,6 +157,9 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 			return true
 		}
 		f.reader = r
+		if f.p.rebuilding {
+			f.reader = wire.NewTolerant(r, nil)
+		}
 	}
 	batch := make([]wire.Entry, 0, f.p.batchFrames)
 	for f.lastFed < target && !f.dead {
@@ -202,8 +217,15 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		case wire.TypeGap:
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
 		case wire.TypeSession:
-			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(e.Session, f))
+			s := e.Session
+			if r, ok := f.p.resolved[e.Seq]; ok {
+				s = r
+			}
+			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
 		default:
+			for _, s := range f.p.injected[e.Seq] {
+				f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
+			}
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}
 	}
@@ -309,7 +331,23 @@ func (f *feeder) finish(ctx context.Context) {
 		}
 		return
 	}
+	f.finished = true
 	f.deliver(outs)
+}
+
+// leave ends the feeder's use of its plugin: released when it mapped to the
+// end and its launcher takes it back, killed otherwise.
+func (f *feeder) leave() {
+	if f.finished && !f.dead && f.plug != nil && f.plug.Release != nil {
+		if f.reader != nil {
+			f.reader.Close()
+			f.reader = nil
+		}
+		f.plug.Release()
+		f.plug = nil
+		return
+	}
+	f.kill()
 }
 
 func (f *feeder) kill() {

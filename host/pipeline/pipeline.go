@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -66,6 +68,29 @@ type Options struct {
 	// conversion of a stored log (acptap convert), not a recording. Its
 	// header then has no startedAt, since no connection started.
 	Source *wire.Source
+	// ResolveSessions (Rebuild only) maps the connection as a live run over
+	// Sessions would have: every session the connection names — at its
+	// session entry or, in a wire log without one, just before the frame
+	// that first names it — is observed through Sessions.Observe then, and
+	// the plugins are told what that returned, not what the entry says.
+	// OnSession (nil: none) hears of each, with the entry when there is one.
+	ResolveSessions bool
+	OnSession       func(SessionPoint)
+	// OnReadProblem (Rebuild only; nil: none) hears of every wire log line
+	// the rebuild could not map (see wire.Tolerant): a rebuild maps past a
+	// bad line, with a gap standing in for each entry lost.
+	OnReadProblem func(wire.Problem)
+}
+
+// SessionPoint is where a rebuilt connection first names a session.
+type SessionPoint struct {
+	ID string
+	// Seq is the session entry's, or the naming frame's when there is none.
+	Seq uint64
+	// Entry is the wire log's session entry; nil when the log has none.
+	Entry *wire.Session
+	// Resolved is what Sessions.Observe returned: what the plugins get.
+	Resolved wire.Session
 }
 
 // Stats are the pipeline's counters.
@@ -95,6 +120,13 @@ type Pipeline struct {
 	feeders []*feeder
 	det     *revisionDetector
 	tracker *sessionTracker
+
+	// Rebuild with ResolveSessions: the sessions each entry (by its seq)
+	// stands for, and the sessions to announce before a frame (by the
+	// frame's seq). Written before the feeders start, read-only after.
+	rebuilding bool
+	resolved   map[uint64]wire.Session
+	injected   map[uint64][]wire.Session
 
 	captureDone chan struct{}
 	wg          sync.WaitGroup
@@ -406,39 +438,75 @@ func (p *Pipeline) appendSession(batch []wire.Entry, id string, at wire.Entry) [
 }
 
 // Rebuild maps an existing wire log (no capture): the outputs a live run
-// would have written.
+// would have written. It reads past bad lines (Options.OnReadProblem).
 func (p *Pipeline) Rebuild(ctx context.Context) error {
 	p.finishReason = "end of wire log"
+	p.rebuilding = true
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
 		return err
 	}
-	for !p.det.done {
-		e, err := r.Next()
-		if err != nil {
+	tr := wire.NewTolerant(r, p.opts.OnReadProblem)
+	defer tr.Close()
+	for {
+		e, err := tr.Next()
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p.wirePath, err)
 		}
 		p.wireSeq = e.Seq
 		p.count(e)
-		if e.Type == wire.TypeFrame {
+		if !p.det.done && e.Type == wire.TypeFrame {
 			p.det.observe(e.Dir, e.Line)
 		}
-	}
-	for {
-		e, err := r.Next()
-		if err != nil {
-			break
+		if p.opts.ResolveSessions {
+			p.resolve(e)
 		}
-		p.wireSeq = e.Seq
-		p.count(e)
 	}
-	r.Close()
 	p.det.end()
 	p.mu.Lock()
 	p.attach(ctx)
 	p.mu.Unlock()
 	close(p.captureDone)
 	return nil
+}
+
+// resolve observes the sessions entry e names first, as appendSession does
+// live.
+func (p *Pipeline) resolve(e wire.Entry) {
+	if p.resolved == nil {
+		p.resolved, p.injected = map[uint64]wire.Session{}, map[uint64][]wire.Session{}
+	}
+	observe := func(id string, entry *wire.Session) wire.Session {
+		s := wire.Session{ID: id}
+		if p.opts.Sessions != nil {
+			o, err := p.opts.Sessions.Observe(id)
+			if err != nil {
+				p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
+			}
+			s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
+		}
+		if p.opts.OnSession != nil {
+			p.opts.OnSession(SessionPoint{ID: id, Seq: e.Seq, Entry: entry, Resolved: s})
+		}
+		return s
+	}
+	switch e.Type {
+	case wire.TypeSession:
+		if p.tracker.known[e.Session.ID] {
+			return // a second entry for a session: the plugins ignore it too
+		}
+		p.tracker.known[e.Session.ID] = true
+		entry := e.Session
+		p.resolved[e.Seq] = observe(entry.ID, &entry)
+	case wire.TypeFrame:
+		for _, id := range p.tracker.scan(e.Line) {
+			p.injected[e.Seq] = append(p.injected[e.Seq], observe(id, nil))
+			p.stats.Sessions = append(p.stats.Sessions, id)
+		}
+	}
 }
 
 // Wait waits for capture and every feeder to finish, closes the wire log,
@@ -458,7 +526,7 @@ func (p *Pipeline) Wait() (Stats, error) {
 func (p *Pipeline) count(e wire.Entry) {
 	if e.Type == wire.TypeSession {
 		p.stats.Sessions = append(p.stats.Sessions, e.Session.ID)
-		if c, ok := p.sink.(interface{ Continue(wire.Session) }); ok {
+		if c, ok := p.sink.(interface{ Continue(wire.Session) }); ok && !p.opts.ResolveSessions {
 			c.Continue(e.Session)
 		}
 		return

@@ -122,10 +122,10 @@ func (r *Reader) Next() (Entry, error) {
 	}
 	e, err := decodeEntry(line)
 	if err != nil {
-		return Entry{}, fmt.Errorf("wire log line %d: %w", r.lineNo, err)
+		return Entry{}, &LineError{Line: r.lineNo, Bytes: len(line), Dir: guessDir(line), Err: err}
 	}
 	if e.Seq != r.seq+1 {
-		return Entry{}, fmt.Errorf("wire log line %d: seq %d, want %d", r.lineNo, e.Seq, r.seq+1)
+		return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
 	}
 	r.seq = e.Seq
 	return e, nil

@@ -3,7 +3,10 @@
 // official SDK's default entrypoint (`@agentclientprotocol/sdk`, the stable v1
 // profile), speaking newline-delimited JSON-RPC on stdin/stdout.
 //
-// Usage: node v1-agent.mjs [--mode basic|everything|invalid]
+// Usage: node v1-agent.mjs [--mode basic|everything|invalid] [--state FILE]
+//
+// --state FILE: the sessions outlive the process (kept in FILE), so a later
+// process — a later connection — can session/load them.
 //
 // The mode of each prompt turn is chosen as in v2-agent.mjs: a keyword in the
 // prompt text, else --mode, else ACPTAP_SDK_AGENT_MODE, else "everything".
@@ -26,6 +29,7 @@
 // updates), session/set_mode, session/cancel, session/close.
 
 import { Readable, Writable } from "node:stream";
+import fs from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -35,12 +39,14 @@ const AGENT_VERSION = "0.1.0";
 const MODES = ["basic", "everything", "invalid"];
 
 let defaultMode = process.env.ACPTAP_SDK_AGENT_MODE || "everything";
+let stateFile = null;
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--mode") defaultMode = process.argv[++i];
+  else if (a === "--state") stateFile = process.argv[++i];
   else if (a.startsWith("--mode=")) defaultMode = a.slice(7);
   else {
-    process.stderr.write(`usage: node v1-agent.mjs [--mode basic|everything|invalid]\n`);
+    process.stderr.write(`usage: node v1-agent.mjs [--mode basic|everything|invalid] [--state FILE]\n`);
     process.exit(a === "-h" || a === "--help" ? 0 : 2);
   }
 }
@@ -83,6 +89,23 @@ const configOptionsOf = (s) => [
 let clientCaps = {};
 const sessions = new Map();
 let sessionCounter = 0;
+
+// --state: what a later process needs to load a session (its history for
+// the replay, its turn count and mode).
+function loadState() {
+  if (!stateFile || !fs.existsSync(stateFile)) return;
+  const st = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+  sessionCounter = st.sessionCounter ?? 0;
+  for (const d of st.sessions ?? []) sessions.set(d.id, { ...d, active: null });
+}
+
+function saveState() {
+  if (!stateFile) return;
+  const list = [...sessions.values()].map(({ id, cwd, mode, turn, history, closed }) => ({ id, cwd, mode, turn, history, closed }));
+  fs.writeFileSync(stateFile, JSON.stringify({ sessionCounter, sessions: list }));
+}
+
+loadState();
 
 function getSession(id) {
   const s = sessions.get(id);
@@ -258,6 +281,7 @@ const app = acp
     sessionCounter += 1;
     const s = { id: `sdk-v1-session-${sessionCounter}`, cwd: params.cwd, mode: "code", turn: 0, history: [], active: null, closed: false };
     sessions.set(s.id, s);
+    saveState();
     return { sessionId: s.id, modes: modesOf(s), configOptions: configOptionsOf(s) };
   })
   .onRequest(methods.agent.session.load, async ({ params, client }) => {
@@ -296,6 +320,7 @@ const app = acp
       throw e;
     } finally {
       s.active = null;
+      saveState();
     }
   })
   .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -306,6 +331,7 @@ const app = acp
     const s = getSession(params.sessionId);
     if (s.active) s.active.abort();
     s.closed = true;
+    saveState();
     return {};
   });
 

@@ -29,6 +29,7 @@ const usage = `usage: node v1-client.mjs [flags] -- AGENT [ARGS...]
   --elicitation ACTION  accept|decline|cancel (default accept)
   --set-mode ID         send session/set_mode after the prompts
   --load                send session/load for the session after the prompts (the agent replays it)
+  --load-session ID     start by loading session ID (session/load; the agent replays it) instead of session/new
   --no-close            do not send session/close
   --trace FILE          write every wire line as JSONL {"dir":"send"|"recv","line":…}
   --timeout MS          give up after MS milliseconds (default 60000; exit 3)
@@ -53,6 +54,7 @@ const { opts, agentArgv } = parseClientArgs(
     permission: { type: "string", default: "allow_once" },
     "set-mode": { type: "string" },
     load: { type: "bool", default: false },
+    "load-session": { type: "string" },
     close: { type: "bool", default: true },
     trace: { type: "string" },
     timeout: { type: "int", default: 60000 },
@@ -230,8 +232,14 @@ try {
     summary.protocolVersion = init.protocolVersion;
     summary.agentInfo = init.agentInfo ?? null;
 
-    const ns = await agent.request(methods.agent.session.new, { cwd, additionalDirectories, mcpServers });
-    const sessionId = ns.sessionId;
+    let sessionId, ns;
+    if (opts["load-session"]) {
+      sessionId = opts["load-session"];
+      ns = await agent.request(methods.agent.session.load, { sessionId, cwd, additionalDirectories, mcpServers });
+    } else {
+      ns = await agent.request(methods.agent.session.new, { cwd, additionalDirectories, mcpServers });
+      sessionId = ns.sessionId;
+    }
     summary.sessionId = sessionId;
     summary.modes = ns.modes ?? null;
 

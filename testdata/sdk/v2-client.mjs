@@ -33,6 +33,7 @@ const usage = `usage: node v2-client.mjs [flags] -- AGENT [ARGS...]
   --fork                after the prompts: session/fork, then session/resume of the fork with replayFrom
   --fork-prompt TEXT    a prompt to send to the fork (repeatable)
   --no-close            do not send session/close
+  --traceparent TP      send _meta.traceparent TP with every session/prompt (W3C trace context)
   --trace FILE          write every wire line as JSONL {"dir":"send"|"recv","line":…}
   --timeout MS          give up after MS milliseconds (default 60000; exit 3)
   --strict              exit 1 when the SDK reported validation errors
@@ -57,6 +58,7 @@ const { opts, agentArgv } = parseClientArgs(
     fork: { type: "bool", default: false },
     "fork-prompt": { type: "list", default: [] },
     close: { type: "bool", default: true },
+    traceparent: { type: "string" },
     trace: { type: "string" },
     timeout: { type: "int", default: 60000 },
     strict: { type: "bool", default: false },
@@ -216,7 +218,9 @@ try {
     };
     const promptTurn = async (id, prompt) => {
       const idle = states.wait((s) => s.sessionId === id && s.state === "idle" && s.stopReason != null);
-      const res = await agent.request(methods.agent.session.prompt, { sessionId: id, prompt });
+      const params = { sessionId: id, prompt };
+      if (opts.traceparent) params._meta = { traceparent: opts.traceparent };
+      const res = await agent.request(methods.agent.session.prompt, params);
       summary.promptMessageIds.push(res.messageId);
       await idle;
     };

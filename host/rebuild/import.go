@@ -1,0 +1,115 @@
+package rebuild
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+var mcpKey = []byte("mcpServers")
+
+// importWire copies a wire log from outside the store to dst (staging's
+// wire/<connection>.jsonl), so that the store holds every wire log its
+// outputs derive from and the next rebuild finds it. Lines are copied as
+// they are, except that a client-to-agent frame is scrubbed as the
+// recorder scrubs it (ASR-712) — a hand-made log may not have been — and
+// an unreadable line naming mcpServers is cut after that word.
+func importWire(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	defer in.Close()
+	if err := store.MkdirPrivate(filepath.Dir(dst)); err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, store.FileMode)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	bw := bufio.NewWriterSize(out, 64<<10)
+	br := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	first := true
+	for err == nil {
+		line, err = readLine(br, line[:0])
+		if len(line) == 0 {
+			break
+		}
+		if !first {
+			line = scrubLine(line)
+		}
+		first = false
+		_, werr := bw.Write(line)
+		if werr != nil {
+			err = werr
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	return nil
+}
+
+// readLine appends the next line of br, with its LF if it has one.
+func readLine(br *bufio.Reader, dst []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		dst = append(dst, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return dst, err
+		}
+	}
+}
+
+// scrubLine returns an entry line (with its LF, if any) as the recorder
+// would have written it.
+func scrubLine(line []byte) []byte {
+	if !bytes.Contains(line, mcpKey) {
+		return line
+	}
+	body, hasLF := bytes.CutSuffix(line, []byte("\n"))
+	cut := func() []byte {
+		i := bytes.Index(line, mcpKey) + len(mcpKey)
+		if hasLF {
+			return append(line[:i:i], '\n')
+		}
+		return line[:i:i]
+	}
+	e, err := wire.ParseEntry(body)
+	if err != nil {
+		return cut()
+	}
+	if e.Type != wire.TypeFrame || e.Dir != sdk.C2A {
+		return line
+	}
+	if _, changed := wire.Scrub(e.Line); !changed {
+		return line
+	}
+	enc, err := wire.EncodeEntry(e)
+	if err != nil {
+		return cut()
+	}
+	return enc
+}

@@ -1,0 +1,61 @@
+package rebuild
+
+import (
+	"context"
+	"sync"
+
+	"github.com/acptap/acptap/host/pipeline"
+)
+
+// pool keeps the plugin processes of a rebuild for its whole run: a plugin
+// serves one mapping session per connection (each its own Map stream), so
+// after a connection mapped to the end its process maps the next one
+// instead of a new process being started and handshaken per connection,
+// which is most of a small connection's cost. A plugin that failed is
+// killed as always, and the next launch starts a new one.
+type pool struct {
+	launch pipeline.Launcher
+	mu     sync.Mutex
+	idle   map[string][]*pipeline.Plugin
+}
+
+func newPool(launch pipeline.Launcher) *pool {
+	return &pool{launch: launch, idle: map[string][]*pipeline.Plugin{}}
+}
+
+// Launch is a pipeline.Launcher.
+func (p *pool) Launch(ctx context.Context, name string) (*pipeline.Plugin, error) {
+	p.mu.Lock()
+	var pl *pipeline.Plugin
+	if l := p.idle[name]; len(l) > 0 {
+		pl, p.idle[name] = l[len(l)-1], l[:len(l)-1]
+	}
+	p.mu.Unlock()
+	if pl == nil {
+		var err error
+		if pl, err = p.launch(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	out := *pl
+	out.Release = func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.idle[name] = append(p.idle[name], pl)
+	}
+	return &out, nil
+}
+
+// close kills every idle plugin.
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, l := range p.idle {
+		for _, pl := range l {
+			if pl.Kill != nil {
+				pl.Kill()
+			}
+		}
+		delete(p.idle, name)
+	}
+}
