@@ -35,15 +35,25 @@ func runExport(env *Env, args []string) int {
 		sessions           sessionList
 		wait               time.Duration
 	)
-	fs := newFlagSet(env, "export", "--otlp [--endpoint URL] [--protocol P] [--session ID … | --all] [flags]",
-		"Sends stored sessions to an OpenTelemetry collector (backfill): each AEP event as an OTLP log\n"+
+	fs := newFlagSet(env, "export", "--otlp [--endpoint URL] [--protocol P] [--session ID … | --all] [flags]\n"+
+		"       acptap export --html|--markdown [--capture LEVEL] [-o FILE] [flags] STREAM",
+		"--html or --markdown write one stream as a self-contained HTML page (styles inline, no script,\n"+
+			"nothing fetched: it opens offline) or as Markdown; --capture chooses how much of prompts,\n"+
+			"replies, tool payloads and file contents goes in (the AEP capture levels): full, redacted\n"+
+			"(through the AEP redaction pipeline), metadata (sizes only) or none. A STREAM is a file, - for\n"+
+			"stdin, or a session ID in the store.\n\n"+
+			"--otlp sends stored sessions to an OpenTelemetry collector (backfill): each AEP event as an OTLP log\n"+
 			"record (AEP-0005), each turn and tool call as GenAI spans, with the ids a live recording\n"+
 			"sends. The endpoint, protocol and headers come from --endpoint/--protocol, then [otlp] in\n"+
 			"the config, then OTEL_EXPORTER_OTLP_*. Records go through a spool in the store\n"+
 			"(<store>/otlp/export): an interrupted export resumes there on the next run. Without\n"+
 			"--session or --all it delivers what earlier exports and recordings left spooled.\n"+
 			"Progress on stderr; exits 1 when something could not be read or delivered.")
-	fs.BoolVar(&toOTLP, "otlp", false, "export as OTLP (the only format so far; required)")
+	fs.BoolVar(&toOTLP, "otlp", false, "send sessions to an OpenTelemetry collector")
+	html := fs.Bool("html", false, "write STREAM as one self-contained HTML page")
+	md := fs.Bool("markdown", false, "write STREAM as Markdown")
+	capture := fs.String("capture", "full", "with --html/--markdown: capture `LEVEL` (full, redacted, metadata, none)")
+	out := fs.String("o", "", "with --html/--markdown: write to `FILE` instead of stdout")
 	fs.StringVar(&endpoint, "endpoint", "", "collector base URL (overrides otlp.endpoint and OTEL_EXPORTER_OTLP_ENDPOINT)")
 	fs.StringVar(&protocol, "protocol", "", "grpc or http/protobuf (overrides otlp.protocol and OTEL_EXPORTER_OTLP_PROTOCOL)")
 	fs.Var(&sessions, "session", "a stored session ID to send (repeatable)")
@@ -53,10 +63,14 @@ func runExport(env *Env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	switch {
-	case !toOTLP:
-		fmt.Fprintln(env.Stderr, "acptap export: --otlp is required (the only export format)")
+	if n := btoi(toOTLP) + btoi(*html) + btoi(*md); n != 1 {
+		fmt.Fprintln(env.Stderr, "acptap export: give one of --otlp, --html or --markdown")
 		return ExitUsage
+	}
+	if *html || *md {
+		return exportDocument(env, &c, fs.Args(), *md, *capture, *out)
+	}
+	switch {
 	case fs.NArg() > 0:
 		fmt.Fprintf(env.Stderr, "acptap export: unexpected arguments %q\n", fs.Args())
 		return ExitUsage
@@ -206,4 +220,11 @@ func exportFiles(st *store.Store, sessions []string, all bool) ([]string, error)
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -50,6 +50,8 @@ func commands() []command {
 		{"collect", "write every origin's outputs from the team store into a central store", runCollect},
 		{"validate", "check ASR streams against the ASR schema and stream invariants", runValidate},
 		{"show", "print an ASR stream as a readable transcript", runShow},
+		{"ui", "serve a local web viewer of the store's sessions", runUI},
+		{"export", "write a session as one self-contained HTML page or as Markdown", runExport},
 		{"sessions", "list the recorded sessions (newest first), filtered by agent, date and cwd", runSessions},
 		{"demo", "record a bundled example agent and client, then show what was written", runDemo},
 		{"version", "print the version", runVersion},

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -95,12 +94,7 @@ func runRelay(env *Env, args []string) int {
 		}
 		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	var hosts []string
-	for _, h := range strings.Split(allowHosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
+	hosts := splitHosts(allowHosts)
 	srv, err := relay.New(relay.Options{Root: root, Logger: logger.Named("relay"), Token: token,
 		AllowHosts: hosts, Ping: ping, Buffer: buffer})
 	if err != nil {

@@ -384,8 +384,8 @@ func TestExportUsageAndSkippedLines(t *testing.T) {
 		}
 		return 0, string(out)
 	}
-	if code, out := run(); code != 2 || !strings.Contains(out, "--otlp is required") {
-		t.Errorf("no --otlp: %d %s", code, out)
+	if code, out := run(); code != 2 || !strings.Contains(out, "give one of --otlp, --html or --markdown") {
+		t.Errorf("no format: %d %s", code, out)
 	}
 	if code, out := run("--otlp", "--all", "--session", "x"); code != 2 {
 		t.Errorf("--all with --session: %d %s", code, out)
