@@ -80,6 +80,10 @@ func runConvert(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
 		return ExitFailure
 	}
+	// What this command writes goes to the team store too, when one is
+	// configured: a shipper follows this process and ships until nothing
+	// is left (a rebuilt file ships as its next generation).
+	startShipping(env, cfg, logger)
 	revs := revisions(cfg)
 	if len(revs[from]) == 0 {
 		fmt.Fprintf(env.Stderr, "acptap convert: no plugins are configured for the revision %q: the wire logs are written, nothing is mapped\n", from)

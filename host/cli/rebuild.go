@@ -70,6 +70,10 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
+	// What this command writes goes to the team store too, when one is
+	// configured: a shipper follows this process and ships until nothing
+	// is left (a rebuilt file ships as its next generation).
+	startShipping(env, cfg, logger)
 	code := rebuildPending(env, cfg, st, logger, *pending)
 	if !all && fs.NArg() == 0 {
 		return code
