@@ -156,7 +156,7 @@ func recordSDK(t *testing.T, store string, prompts ...string) *testpeers.SDKResu
 
 func demo(t *testing.T, store string) string {
 	t.Helper()
-	out, err := exec.Command(acptapBin, "demo", "--store", store).CombinedOutput()
+	out, err := exec.Command(acptapBin, "demo", "--acp", "2", "--store", store).CombinedOutput()
 	if err != nil {
 		t.Fatalf("acptap demo: %v\n%s", err, out)
 	}
