@@ -79,6 +79,10 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	}
 	sink := pipeline.NewStoreSink(o.Store, log)
 	sink.Truncate = true
+	// A finisher writes a session only while no other acptap process does
+	// (the session writer locks of record, issue 18.6).
+	locks := o.Store.Locks()
+	sink.Locks = locks
 	stopRelay := func() {}
 	if o.Relay != nil {
 		sink.Forward, stopRelay = o.Relay()
@@ -101,6 +105,14 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	serr := sink.Close()
 	stopRelay()
 	res.Stats, res.Streams, res.Counts, res.GaveUp = stats, sink.Streams(), sink.Counts(), sink.GaveUp()
+	if serr != nil && onlyBusy(serr) && werr == nil && ctx.Err() == nil {
+		// Another acptap process holds a session this connection names
+		// (two windows on one session): as record does, its outputs for
+		// that session are not written; the wire log keeps its frames.
+		log.Warn("session not written: another acptap process is writing it; its frames are in this connection's wire log (acptap rebuild maps them)",
+			"connection", m.Conn, "error", serr)
+		serr = nil
+	}
 	if err := errors.Join(ctx.Err(), werr, serr); err != nil {
 		m.Release()
 		return res, fmt.Errorf("finish %s: %w", m.Conn, err)
@@ -216,23 +228,29 @@ func Inherited() *os.File {
 	return os.NewFile(MarkerFD, "pending-marker")
 }
 
-// WaitIdle waits until no connection of the store is pending: every
-// finisher has finished. It fails when a marker is left that nobody holds
-// (a mapping that died; CompleteAll finishes it) or when ctx ends.
+// WaitIdle waits until no connection of the store is being finished: every
+// finisher has finished (a connection still recording, whose process holds
+// its marker as "recording", is not waited for). It fails when a marker is
+// left that nobody holds (a mapping that died; CompleteAll finishes it) or
+// when ctx ends.
 func WaitIdle(ctx context.Context, st *store.Store) error {
 	for {
-		conns, err := Pending(st)
+		all, err := Pending(st)
 		if err != nil {
 			return err
 		}
-		if len(conns) == 0 {
-			return nil
-		}
-		for _, c := range conns {
+		var conns []string
+		for _, c := range all {
 			if m, ok, _ := TryLock(st, c); ok {
 				m.Release()
 				return fmt.Errorf("connection %s is pending and nobody maps it", c)
 			}
+			if s, ok := readState(Path(st, c)); ok && s.State != stateRecording {
+				conns = append(conns, c)
+			}
+		}
+		if len(conns) == 0 {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -240,4 +258,17 @@ func WaitIdle(ctx context.Context, st *store.Store) error {
 		case <-time.After(pollEvery):
 		}
 	}
+}
+
+// onlyBusy reports whether every error joined in err is a busy session.
+func onlyBusy(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !onlyBusy(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, store.ErrSessionBusy)
 }

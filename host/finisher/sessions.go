@@ -141,3 +141,16 @@ func (s Sessions) Observe(id string) (wire.Session, error) {
 	}
 	return s.StoreSessions.Observe(id)
 }
+
+// State implements the pipeline's session state after a wait for another
+// process's session lock: the other process may have handed its connection
+// to a finisher as it exited, so its finisher is waited for first and the
+// counts read are the finished ones.
+func (s Sessions) State(id string) (wire.Session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), SessionWait)
+	defer cancel()
+	if err := WaitSession(ctx, s.St, id, s.Conn); err != nil && s.Log != nil {
+		s.Log.Warn("reading the session while an earlier connection of it is still being finished", "session", id, "error", err)
+	}
+	return s.StoreSessions.State(id)
+}
