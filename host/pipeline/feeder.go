@@ -86,6 +86,12 @@ func (f *feeder) run(ctx context.Context) {
 		f.giveUp(err)
 	}
 	for {
+		// A cancelled run stops here: catching up after a failed restart
+		// (which a cancelled context makes fail at once) would otherwise
+		// reopen the wire log in a loop without ever reaching the select.
+		if ctx.Err() != nil {
+			return
+		}
 		select {
 		case b := <-f.live:
 			f.process(ctx, b)
