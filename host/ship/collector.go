@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -426,7 +425,7 @@ func (c *Collector) loadState(statePath, out string) (outState, error) {
 		return st, err
 	}
 	defer f.Close()
-	lines, committed, err := countLines(f)
+	lines, committed, err := store.CommittedLines(f)
 	if err != nil {
 		return st, err
 	}
@@ -435,7 +434,7 @@ func (c *Collector) loadState(statePath, out string) (outState, error) {
 	}
 	// The generation is unknown: 1 takes the file as the origin's first;
 	// a newer one is rotated in when its first line comes.
-	return outState{Gen: 1, Lines: lines, Size: committed}, nil
+	return outState{Gen: 1, Lines: int64(lines), Size: committed}, nil
 }
 
 func (c *Collector) saveState(path string, st outState) error { return saveState(path, st) }
@@ -488,28 +487,6 @@ func skipLines(b []byte, n int64) []byte {
 		b = b[i+1:]
 	}
 	return b
-}
-
-// countLines counts f's complete lines and the bytes they take.
-func countLines(f *os.File) (lines, committed int64, err error) {
-	buf := make([]byte, 256<<10)
-	var off int64
-	for {
-		n, rerr := f.Read(buf)
-		for i := 0; i < n; i++ {
-			if buf[i] == '\n' {
-				lines++
-				committed = off + int64(i) + 1
-			}
-		}
-		off += int64(n)
-		if rerr == io.EOF {
-			return lines, committed, nil
-		}
-		if rerr != nil {
-			return 0, 0, rerr
-		}
-	}
 }
 
 // RunUntilCaughtUp consumes until the consumer has nothing pending and

@@ -8,7 +8,10 @@ import (
 	"testing"
 )
 
-func TestBuildMergesEntities(t *testing.T) {
+// TestASR706_BuildMergesEntities: a tool call's result and file change
+// land in its item, and a record that supersedes another (ASR-706)
+// updates the item in place, marked revised.
+func TestASR706_BuildMergesEntities(t *testing.T) {
 	const stream = `{"type":"header","asr":"0.1","sessionId":"s1","createdAt":"2026-12-01T00:00:00Z","producer":{"method":"recorder","name":"acptap","lossy":["usage"]}}
 {"type":"message","seq":1,"id":"r1","messageId":"u1","role":"user","content":[{"type":"text","text":"Fix it"}]}
 {"type":"message","seq":2,"id":"r2","messageId":"a1","role":"assistant","content":[{"type":"reasoning","text":"thinking"}]}
