@@ -234,6 +234,24 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code int) {
 	defer closeQuietly(r.logCloser)
 	agentGone := time.Now()
+	// A mapping that is already catching up from the wire log when the
+	// agent exits is handed over whatever happens next (a behind feeder
+	// stays behind): its feeders and plugins stop now, so that capture,
+	// which writes what the tee queued, has the CPUs to itself (everything
+	// they would map, the finisher maps again from the wire log).
+	// Its finisher is started now too, so that its fork, exec and start-up
+	// overlap with capture instead of following it; it maps once acptap
+	// has exited (finisher.SpawnEarly).
+	handOver := r.marker != nil && r.exporter == nil && r.p.Behind()
+	spawned := false
+	if handOver {
+		cancel()
+		if err := finisher.SpawnEarly(r.env.Self, r.finishArgs(true), r.marker); err != nil {
+			r.logger.Warn("finisher not started early; starting it after capture", "error", err)
+		} else {
+			spawned = true
+		}
+	}
 	<-r.p.CaptureDone()
 	// How long capture took to write what the tee had queued when the agent
 	// exited: the part of acptap's exit that is not mapping.
@@ -258,7 +276,7 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	// A mapping that is caught up finishes within the grace; one whose
 	// feeders are catching up from the wire log does not: it is handed
 	// over at once.
-	if !r.p.Behind() {
+	if !handOver && !r.p.Behind() {
 		deadline := time.NewTimer(mappingGrace)
 		defer deadline.Stop()
 		select {
@@ -289,8 +307,10 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	if err := r.marker.HandOver(stats.Sessions); err != nil {
 		r.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)
 	}
-	args := append(append([]string{hiddenFinish}, r.c.args()...), "--store", r.st.Root(), r.conn)
-	err := finisher.Spawn(r.env.Self, args, r.marker)
+	var err error
+	if !spawned {
+		err = finisher.Spawn(r.env.Self, r.finishArgs(false), r.marker)
+	}
 	r.marker.Release()
 	if err != nil {
 		r.logger.Error("mapping not handed over; the next acptap command finishes it", "connection", r.conn, "error", err)
@@ -298,6 +318,16 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 	r.logger.Info("recording finished; mapping handed to a finisher", "exit_code", code, "frames", stats.Frames,
 		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
 		"wire_after_exit_ms", r.wireMS, "handed_after_exit_ms", float64(time.Since(agentGone).Microseconds())/1000)
+}
+
+// finishArgs is the finisher's command line (after-parent: it maps once
+// this process has exited, finisher.SpawnEarly).
+func (r *recorder) finishArgs(afterParent bool) []string {
+	args := append([]string{hiddenFinish}, r.c.args()...)
+	if afterParent {
+		args = append(args, "--after-parent")
+	}
+	return append(args, "--store", r.st.Root(), r.conn)
 }
 
 // sessions is what the pipeline asks the store of a session: with a marker,
