@@ -14,6 +14,8 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -186,12 +188,93 @@ func Unquote(body []byte) (s string, ok bool) {
 	if plain(body) {
 		return string(body), true
 	}
-	q := make([]byte, 0, len(body)+2)
-	q = append(append(append(q, '"'), body...), '"')
-	if json.Unmarshal(q, &s) != nil {
+	b, ok := unescape(make([]byte, 0, len(body)+8), body)
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return string(b), true
+}
+
+// unescape appends the decoded string body to dst exactly as
+// encoding/json.Unmarshal decodes "body" into a string (escapes decoded, a
+// lone or broken surrogate escape and every byte of invalid UTF-8 replaced
+// by U+FFFD); ok is false where Unmarshal fails (an unknown escape, a
+// control character, a bare quote).
+func unescape(dst, body []byte) ([]byte, bool) {
+	for r := 0; r < len(body); {
+		c := body[r]
+		switch {
+		case c == '\\':
+			if r+1 >= len(body) {
+				return dst, false
+			}
+			switch body[r+1] {
+			case '"', '\\', '/':
+				dst = append(dst, body[r+1])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				rr := getu4(body[r:])
+				if rr < 0 {
+					return dst, false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(body[r:])); dec != unicode.ReplacementChar {
+						dst = utf8.AppendRune(dst, dec)
+						r += 6
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				dst = utf8.AppendRune(dst, rr)
+				continue
+			default:
+				return dst, false
+			}
+			r += 2
+		case c == '"' || c < 0x20:
+			return dst, false
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(body[r:])
+			dst = utf8.AppendRune(dst, rr)
+			r += size
+		}
+	}
+	return dst, true
+}
+
+// getu4 decodes \uXXXX at the start of b; -1 when there is none.
+func getu4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // String decodes a raw JSON value that is a string (with its quotes).

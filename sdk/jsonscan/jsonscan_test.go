@@ -121,3 +121,38 @@ func FuzzMembers(f *testing.F) {
 		check(t, obj)
 	})
 }
+
+// unquoteCases are string bodies with every kind of escape, broken ones,
+// surrogates alone and in pairs, and invalid UTF-8.
+var unquoteCases = []string{
+	``, `plain`, `a\"b`, `\\`, `\/`, `\b\f\n\r\t`, `\u0041\u00e9\u65e5`, `\uD83C\uDF89`, `\ud83c\udf89x`,
+	`\ud83c`, `\udf89`, `\ud83cx`, `\ud83c\u0041`, `\ud83c\ud83c\udf89`, `\u12`, `\u12g4`, `\x`, `\'`, `\`,
+	"a\x01b", `a"b`, "\xff", "a\xc3", "\xed\xa0\x80", "é\\n", "\x7f", "日本\\u8a9e", `\uFFFD`, `\uDFFF\uDBFF`,
+}
+
+// Unquote decodes as encoding/json does, and fails where it fails.
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, c := range unquoteCases {
+		checkUnquote(t, []byte(c))
+	}
+}
+
+func checkUnquote(t *testing.T, body []byte) {
+	q := append(append([]byte{'"'}, body...), '"')
+	if end, ok := StringEnd(q, 0); !ok || end != len(q) {
+		return // not the inside of one JSON string: not Unquote's input
+	}
+	var want string
+	werr := json.Unmarshal(q, &want)
+	got, ok := Unquote(body)
+	if ok != (werr == nil) || got != want {
+		t.Fatalf("Unquote(%q) = %q, %v; encoding/json: %q, %v", body, got, ok, want, werr)
+	}
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, c := range unquoteCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkUnquote(t, body) })
+}
