@@ -32,16 +32,21 @@ const (
 // nested object or array is only matched by its brackets, so raw must come
 // from JSON known to be valid (parseRPC checks each frame once, and every
 // obj is a part of a frame).
+//
+// The members' values alias raw (capacity cut, so an append never writes
+// into raw): raw must not change while the obj is in use. Every obj is
+// parsed from a member of another, down from the copy of the frame parseRPC
+// makes, so a frame is copied once, not once per nesting level.
 func parseObj(raw []byte) (obj, bool) {
-	o := obj{}
+	o := make(obj, 8)
 	badKey := false
 	ok := jsonscan.Members(raw, func(k, v []byte) bool {
-		key, ok := jsonscan.Unquote(k)
+		key, ok := internKey(k)
 		if !ok {
 			badKey = true
 			return false
 		}
-		o[key] = json.RawMessage(bytes.Clone(v))
+		o[key] = json.RawMessage(v[:len(v):len(v)])
 		return true
 	})
 	if !ok || badKey {
@@ -109,7 +114,7 @@ func (o obj) array(k string) ([]json.RawMessage, state) {
 func splitArray(raw []byte) ([]json.RawMessage, bool) {
 	a := []json.RawMessage{}
 	ok := jsonscan.Elements(raw, func(v []byte) bool {
-		a = append(a, json.RawMessage(bytes.Clone(v)))
+		a = append(a, json.RawMessage(v[:len(v):len(v)])) // aliases raw, as parseObj's members do
 		return true
 	})
 	if !ok {
@@ -209,5 +214,31 @@ func absolutePath(p string) bool {
 // the values are copied raw, a duplicate key keeps its last value. It is
 // exported for translators that feed the engine (plugins/acpv1).
 func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	return parseObj(raw)
+	return parseObj(bytes.Clone(raw))
+}
+
+// knownKeys are the member names of ACP messages that most frames hold:
+// parseObj gives these keys without allocating a string for each.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`jsonrpc id method params result error code message data
+		sessionId update sessionUpdate content type text messageId toolCallId status title kind
+		rawInput rawOutput locations path line state stopReason _meta entries priority
+		availableCommands name description input currentModeId modeId mimeType uri resource
+		annotations blob diff oldText newText terminalId output exitStatus exitCode signal
+		protocolVersion clientCapabilities agentCapabilities authMethods cwd mcpServers prompt
+		options optionId outcome toolCall fs readTextFile writeTextFile terminal env args command
+		headers url value usage used size cost amount currency reason role`) {
+		m[k] = k
+	}
+	return m
+}()
+
+// internKey unquotes a member name (sdk/jsonscan.Unquote), without
+// allocating for a known one.
+func internKey(k []byte) (string, bool) {
+	if s, ok := knownKeys[string(k)]; ok {
+		return s, true
+	}
+	return jsonscan.Unquote(k)
 }

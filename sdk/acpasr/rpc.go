@@ -45,6 +45,9 @@ func parseRPCChecked(data []byte, isJSON bool) (rpcMsg, error) {
 	if !isJSON && !json.Valid(data) {
 		return rpcMsg{}, errors.New("not valid JSON")
 	}
+	// The one copy of the frame: everything parsed from it aliases it
+	// (parseObj).
+	data = bytes.Clone(data)
 	o, ok := parseObj(data)
 	if !ok {
 		return rpcMsg{}, errNotObject
