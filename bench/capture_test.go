@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,19 +22,30 @@ import (
 func BenchmarkCaptureDrain(b *testing.B) {
 	size := int64(envInt("ACPTAP_BENCH_EXIT_MIB", 8)) << 20
 	s := acpgen.NewStream()
-	data := append(append(append([]byte{}, acpgen.InitializeRequest...), acpgen.NewSessionRequest...), acpgen.PromptRequest...)
+	a2c := append(append(append([]byte{}, acpgen.InitializeRequest...), acpgen.NewSessionRequest...), acpgen.PromptRequest...)
 	for first, n := 0, s.TurnsFor(size); first < n; first += acpgen.BlockTurns {
-		data = append(data, s.Block(first, min(acpgen.BlockTurns, n-first))...)
+		a2c = append(a2c, s.Block(first, min(acpgen.BlockTurns, n-first))...)
 	}
-	dir := b.TempDir()
+	c2a := append(append([]byte{}, acpgen.InitializeRequest...), acpgen.NewSessionRequest...)
+	for block := acpgen.MCPBlock(4 << 20); int64(len(c2a)) < size; {
+		c2a = append(c2a, block...)
+	}
+	b.Run("dir=a2c", func(b *testing.B) { drain(b, sdk.A2C, a2c) })
+	b.Run("dir=c2a", func(b *testing.B) { drain(b, sdk.C2A, c2a) })
+}
+
+// drain is one BenchmarkCaptureDrain run: data queued as 64 KiB reads of
+// one direction, then capture to the end of the queue.
+func drain(b *testing.B, dir sdk.Direction, data []byte) {
+	wdir := b.TempDir()
 	b.SetBytes(int64(len(data)))
 	for i := 0; b.Loop(); i++ {
 		q := make(chan tee.Item, len(data)/(64<<10)+2)
 		for off := 0; off < len(data); off += 64 << 10 {
-			q <- tee.Item{Dir: sdk.A2C, At: time.Now(), Chunk: &tee.Chunk{Data: data[off:min(off+64<<10, len(data))]}}
+			q <- tee.Item{Dir: dir, At: time.Now(), Chunk: &tee.Chunk{Data: data[off:min(off+64<<10, len(data))]}}
 		}
 		close(q)
-		p := pipeline.New(pipeline.Options{WirePath: filepath.Join(dir, "w", string(rune('a'+i%26)), time.Now().Format("150405.000000000")+".jsonl"),
+		p := pipeline.New(pipeline.Options{WirePath: filepath.Join(wdir, fmt.Sprintf("%d.jsonl", i)),
 			Connection: "c", Mode: sdk.ModeRecord, Revisions: map[string][]string{}, Sink: nopSink{}})
 		if err := p.Start(context.Background(), q); err != nil {
 			b.Fatal(err)
