@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 	"github.com/google/go-cmp/cmp"
@@ -120,7 +121,7 @@ func TestASR717_LoadOnLaterConnection(t *testing.T) {
 			return mappertest.Run(t, New(), startReq(sdk.ModeRecord, "", prior), parseFrames(t, second), 0)
 		},
 		"session frame": func(t *testing.T) []sdk.Output {
-			b := sdk.NewFrameBuilder()
+			b := pluginwire.NewFrameBuilder()
 			frames := b.Session(nil, 1, sdk.A2C, base, sdk.SessionInfo{ID: "s1", Connections: 1, Prior: lines})
 			for _, f := range parseFrames(t, second) {
 				f.Seq++
@@ -249,7 +250,7 @@ func TestASR717_ReplayWithoutThoughts(t *testing.T) {
 // pluginMayImport: the module's packages a plugin may import (the rest of
 // the rule, with its violation cases, is internal/depcheck's).
 func pluginMayImport(imp string) bool {
-	for _, p := range []string{"sdk", "plugins/internal/", "internal/acpschema", "internal/jsonscan", "internal/replay"} {
+	for _, p := range []string{"sdk", "plugins/internal/", "internal/acpschema", "internal/jsonscan", "internal/replay", "internal/release"} {
 		if q := "github.com/acptap/acptap/" + p; imp == q || strings.HasPrefix(imp, strings.TrimSuffix(q, "/")+"/") {
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -78,7 +79,7 @@ func FuzzMapV1Frames(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b := sdk.NewFrameBuilder()
+		b := pluginwire.NewFrameBuilder()
 		var frames []sdk.Frame
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			dir := sdk.C2A

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
@@ -56,8 +57,8 @@ func TestConformanceEcho(t *testing.T) {
 // TestLargeFramesTravelInParts sends frames far larger than the part size
 // and the gRPC max message size; none may be dropped or altered.
 func TestLargeFramesTravelInParts(t *testing.T) {
-	big := `"` + strings.Repeat("a", 3*sdk.MaxMessageSize/2) + `"`
-	mid := `"` + strings.Repeat("b", sdk.PartSize+17) + `"`
+	big := `"` + strings.Repeat("a", 3*pluginwire.MaxMessageSize/2) + `"`
+	mid := `"` + strings.Repeat("b", pluginwire.PartSize+17) + `"`
 	frames := mappertest.Frames(time.Unix(0, 0), mappertest.C2A(mid), mappertest.A2C(big), mappertest.C2A(`{"x":1}`))
 	outs := mappertest.Run(t, mappertest.OverGRPC(t, echoMapper{}), sdk.StartRequest{Connection: "c"}, frames, 0)
 	if len(outs) != 4 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
@@ -119,7 +120,7 @@ func FuzzMapFrames(f *testing.F) {
 	}
 	f.Add([]byte("c2a {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\"}}\na2c {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"sessionId\":\"\"}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b := sdk.NewFrameBuilder()
+		b := pluginwire.NewFrameBuilder()
 		var frames []sdk.Frame
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			dir := sdk.C2A
