@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 func runRoundtrip(env *Env, args []string) int {

@@ -74,7 +74,7 @@ func FuzzMapV1Frames(f *testing.F) {
 	for _, name := range sortedNames(lossFixtures) {
 		f.Add([]byte(fuzzSeed(lossFixtures[name])))
 	}
-	if b, err := os.ReadFile(filepath.Join("..", "..", "sdk", "acpasr", "testdata", "full.frames")); err == nil {
+	if b, err := os.ReadFile(filepath.Join("..", "internal", "acpasr", "testdata", "full.frames")); err == nil {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // streamOf joins one session's header and record outputs into stream bytes.
@@ -42,7 +42,7 @@ func sessionsOf(outs []sdk.Output) []string {
 }
 
 // goldenStreams reads the recording engine's golden files
-// (sdk/acpasr/testdata/*.golden.jsonl) and returns each session's stream,
+// (plugins/internal/acpasr/testdata/*.golden.jsonl) and returns each session's stream,
 // named "<file>/<session>".
 func goldenStreams(t *testing.T) map[string][]byte {
 	t.Helper()

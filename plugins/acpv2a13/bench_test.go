@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // benchFrames is an alpha.13 conversation: per turn a prompt, its echo, a

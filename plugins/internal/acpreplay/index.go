@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // replayer is one replay: the index built by the first pass, and the

@@ -160,10 +160,6 @@ func (c *conn) promptSession(f *sdk.Frame, m rpcMsg) *pending {
 	return &pending{s: s, prompt: s.blocksOnly("session/prompt", items)}
 }
 
-// AuditPromptError is the audit-only record kind of a session/prompt
-// answered with a JSON-RPC error (org.agent-session.acp/session_prompt_error).
-const AuditPromptError = "session_prompt_error"
-
 // prompted maps the prompt once the response gives its messageId (ASR-713);
 // a JSON-RPC error means the message was not inserted: no message record,
 // but the failure is kept, as an audit-only record with the error response
@@ -173,7 +169,7 @@ func (c *conn) prompted(f *sdk.Frame, m rpcMsg, p *pending) {
 	if m.kind == rpcError {
 		c.ord++
 		p.s.record(&asr.Audit{
-			Envelope:   asr.Envelope{Type: asr.AuditPrefix + AuditPromptError},
+			Envelope:   asr.Envelope{Type: asr.AuditPrefix + asr.AuditPromptError},
 			Provenance: asr.Provenance{Native: &asr.Native{Record: compact(f.Data)}},
 		}, f)
 		return

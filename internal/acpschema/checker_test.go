@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acptap/acptap/sdk/acpschema"
+	"github.com/acptap/acptap/internal/acpschema"
 )
 
 func newChecker(t *testing.T, v acpschema.Version) *acpschema.Checker {

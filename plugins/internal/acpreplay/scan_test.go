@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // TestTopFieldsMatchesEncodingJSON: on objects, the scanner sees the same

@@ -4,18 +4,18 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/acptap/acptap/sdk/jsonscan"
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 // The top level of a record line, read in one pass. Both replay passes
 // read every record's envelope; encoding/json validates and reflects over
 // the whole line for each, which made it most of the replay's time.
-// sdk/jsonscan walks the line once and hands out each top-level member's
+// internal/jsonscan walks the line once and hands out each top-level member's
 // raw value; only those values are decoded. The records a replay sends are
 // decoded with encoding/json, which validates them.
 
 // topFields calls fn with the raw key (still escaped, without quotes) and
-// raw value of each member of the JSON object b (sdk/jsonscan). It reports
+// raw value of each member of the JSON object b (internal/jsonscan). It reports
 // false when b is not an object it can walk; fn may have been called for
 // members before the problem.
 func topFields(b []byte, fn func(key, val []byte)) bool {

@@ -120,7 +120,7 @@ func TestMemoryGrowsWithOpenEntities(t *testing.T) {
 // bytes each released entity costs. "keep-all" is the baseline in the same
 // run: nothing released (only to 250k updates).
 //
-//	go test ./sdk/acpasr/ -run '^$' -bench Memory1M -benchtime 1x
+//	go test ./plugins/internal/acpasr/ -run '^$' -bench Memory1M -benchtime 1x
 func BenchmarkMemory1MUpdates(b *testing.B) {
 	for _, v := range []struct {
 		name    string

@@ -3,8 +3,8 @@ package acpasr
 import (
 	"context"
 
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 

@@ -11,7 +11,7 @@ import (
 // (2,000 turns, 46k frames) with the schema check on (the default) and off,
 // and reports frames/s of each.
 //
-//	go test ./sdk/acpasr/ -run '^$' -bench SchemaCheck -benchtime 5x
+//	go test ./plugins/internal/acpasr/ -run '^$' -bench SchemaCheck -benchtime 5x
 func BenchmarkSchemaCheck(b *testing.B) {
 	const turns = 2000
 	g := newSynthetic()

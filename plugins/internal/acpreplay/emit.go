@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // play is the second pass: each entity, at its first record, as one

@@ -29,13 +29,13 @@ type frame struct {
 }
 
 // corpus reads every fixture frame: this package's testdata (the bench
-// workload, the synthetic session of sdk/acpasr's benchmark, the lines of
-// the repository's Go tests), sdk/acpasr's .frames and plugins/acpv2's
+// workload, the synthetic session of plugins/internal/acpasr's benchmark, the lines of
+// the repository's Go tests), plugins/internal/acpasr's .frames and plugins/acpv2's
 // golden ACP output.
 func corpus(t testing.TB) []frame {
 	t.Helper()
 	var files []string
-	for _, g := range []string{"testdata/*.frames", "../acpasr/testdata/*.frames", "../../plugins/acpv2/testdata/*.acp.golden"} {
+	for _, g := range []string{"testdata/*.frames", "../../plugins/internal/acpasr/testdata/*.frames", "../../plugins/acpv2/testdata/*.acp.golden"} {
 		m, err := filepath.Glob(g)
 		if err != nil {
 			t.Fatal(err)
@@ -422,7 +422,7 @@ func TestIDKey(t *testing.T) {
 
 // FuzzDecode: whatever decodeJSON decodes, encoding/json decodes the same.
 //
-//	go test ./sdk/acpschema -run '^$' -fuzz FuzzDecode -fuzztime 5m
+//	go test ./internal/acpschema -run '^$' -fuzz FuzzDecode -fuzztime 5m
 func FuzzDecode(f *testing.F) {
 	for _, fr := range corpus(f) {
 		f.Add(fr.line)
@@ -439,7 +439,7 @@ func FuzzDecode(f *testing.F) {
 // gives the verdicts and messages of the checker without it, and the fast
 // check agrees with jsonschema on every root schema.
 //
-//	go test ./sdk/acpschema -run '^$' -fuzz 'FuzzCheck$' -fuzztime 5m
+//	go test ./internal/acpschema -run '^$' -fuzz 'FuzzCheck$' -fuzztime 5m
 func FuzzCheck(f *testing.F) {
 	for _, fr := range corpus(f) {
 		f.Add(fr.line)
@@ -486,7 +486,7 @@ func checkBoth(t *testing.T, cs *compiledSchema, rs []*jsonschema.Schema, b []by
 // unknown or vendor members, wraps values), writes it back with \u escapes
 // and duplicate keys where ops say, then checks as FuzzCheck does.
 //
-//	go test ./sdk/acpschema -run '^$' -fuzz FuzzMutate -fuzztime 10m
+//	go test ./internal/acpschema -run '^$' -fuzz FuzzMutate -fuzztime 10m
 func FuzzMutate(f *testing.F) {
 	frames := corpus(f)
 	for i := 0; i < len(frames); i += 8 { // pick reaches every frame anyway

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 )
 
 // lossNonconforming is acptap's own loss category: a frame of the session

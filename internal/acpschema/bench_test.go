@@ -10,7 +10,7 @@ import (
 // with the fast path (fast) and without it (slow: encoding/json and
 // jsonschema alone, as before the fast path).
 //
-//	go test ./sdk/acpschema -run '^$' -bench Check
+//	go test ./internal/acpschema -run '^$' -bench Check
 func BenchmarkCheck(b *testing.B) {
 	var frames []frame
 	for _, f := range corpus(b) {

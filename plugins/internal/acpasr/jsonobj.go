@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // obj is one JSON object with its members kept raw: keys match exactly
@@ -26,7 +26,7 @@ const (
 )
 
 // parseObj decodes raw as a JSON object. It splits the object into its
-// members in one pass (sdk/jsonscan): the members' values are copied, not
+// members in one pass (internal/jsonscan): the members' values are copied, not
 // decoded (they are decoded when read), and a duplicate key keeps its last
 // value, as encoding/json does. The object's own syntax is checked; a
 // nested object or array is only matched by its brackets, so raw must come
@@ -74,7 +74,7 @@ func (o obj) str(k string) (string, state) {
 	return s, valid
 }
 
-// asString decodes a JSON string value (sdk/jsonscan.String).
+// asString decodes a JSON string value (internal/jsonscan.String).
 func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
 // object reads an object member.
@@ -105,7 +105,7 @@ func (o obj) array(k string) ([]json.RawMessage, state) {
 }
 
 // splitArray splits raw, a JSON array that is part of a checked frame,
-// into its items (sdk/jsonscan).
+// into its items (internal/jsonscan).
 func splitArray(raw []byte) ([]json.RawMessage, bool) {
 	a := []json.RawMessage{}
 	ok := jsonscan.Elements(raw, func(v []byte) bool {
