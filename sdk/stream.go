@@ -152,10 +152,14 @@ func (w *Streams) Open(id string, f *Frame) *Stream {
 // OpenHeader is Open with the header given: a new stream's header is h
 // with type, asr version and sessionId filled in, producer.lossy sorted (it
 // is the stream's first set of declared losses), derived from the frames
-// seqs. A stream taken up is continued and h is not used.
+// seqs (nil h: a header with the producer only). A stream taken up is
+// continued and h is not used.
 func (w *Streams) OpenHeader(id string, h *asr.Header, seqs []uint64) *Stream {
 	if st := w.open[id]; st != nil {
 		return st
+	}
+	if h == nil {
+		h = &asr.Header{Producer: w.producer}
 	}
 	st := &Stream{w: w, id: id, next: 1, lossy: map[string]bool{}}
 	w.open[id] = st
