@@ -38,8 +38,9 @@ type conn struct {
 	cur        *sdk.Frame
 	hint       Hint      // the current frame's, when a translator made it
 	ripe       []ripeEnt // entities due a partial snapshot after the frame
-	out        []sdk.Output
-	done       bool
+	// w writes the streams and collects every output in order.
+	w    *sdk.Streams
+	done bool
 }
 
 type agentInfo struct {
@@ -79,6 +80,7 @@ func newConn(opts Options, req sdk.StartRequest) *conn {
 		elicit:  map[string]*stream{},
 		spawned: map[string]string{},
 	}
+	c.w = sdk.NewStreams(req, c.producer())
 	for _, p := range req.Prior {
 		c.prior[p.SessionID] = c.buildPrior(p.SessionID, p.Connections, p.Records)
 	}
@@ -158,7 +160,7 @@ func (c *conn) translated(f *sdk.Frame) {
 	c.cur = f
 	s := c.streamFor(h.Session, f)
 	if len(h.Lossy) > 0 {
-		s.declare(h.Lossy, when{at: f.At, replayed: s.replaying}, []uint64{f.Seq})
+		s.declare(h.Lossy, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
 	}
 	switch {
 	case h.Withdraw != "":
@@ -200,11 +202,7 @@ func (c *conn) Finish(ctx context.Context, _ string) ([]sdk.Output, error) {
 	return c.take(), nil
 }
 
-func (c *conn) take() []sdk.Output {
-	out := c.out
-	c.out = nil
-	return out
-}
+func (c *conn) take() []sdk.Output { return c.w.Take() }
 
 // safely turns a panic (a mapper bug) into an error diagnostic, so that one
 // bad frame cannot take the plugin down.
@@ -258,9 +256,7 @@ func (c *conn) gapFrame(f *sdk.Frame) {
 	c.gap = true
 	c.diag(sdk.SeverityWarning, "", "capture gap",
 		fmt.Sprintf("%d frames (%d bytes) not observed: %s", f.Gap.Frames, f.Gap.Bytes, f.Gap.Reason))
-	for _, s := range c.list {
-		s.declare([]string{lossCaptureGap}, when{at: f.At}, []uint64{f.Seq})
-	}
+	c.w.Gap(f, lossCaptureGap)
 }
 
 // sessionFrame takes what the store knows of a session this connection
@@ -276,6 +272,7 @@ func (c *conn) sessionFrame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, info.ID, "session frame for a session already open", "ignored: the stream keeps its connection number and seqs")
 		return
 	}
+	c.w.TakeUp(f)
 	c.prior[info.ID] = c.buildPrior(info.ID, info.Connections, info.Prior)
 }
 
@@ -285,10 +282,5 @@ func (c *conn) diag(sev sdk.Severity, session, summary, detail string) {
 	if c.cur != nil {
 		seqs = []uint64{c.cur.Seq}
 	}
-	c.out = append(c.out, sdk.Diag(sev, session, summary, detail, seqs...))
-}
-
-// emit appends a data output.
-func (c *conn) emit(kind sdk.OutputKind, session string, line []byte, seqs []uint64) {
-	c.out = append(c.out, sdk.Output{Kind: kind, Session: session, JSON: line, FrameSeqs: append([]uint64(nil), seqs...)})
+	c.w.Diag(sev, session, summary, detail, seqs...)
 }

@@ -287,7 +287,7 @@ func (s *stream) writeParts(e *entity) {
 		todos = append(todos, todo{p, fp, w.id})
 		cats = append(cats, p.lossy...)
 	}
-	at := when{at: e.at, replayed: e.replayed, src: e.src}
+	at := sdk.When{At: e.at, Replayed: e.replayed, Source: e.src}
 	s.declare(cats, at, e.frames)
 	for _, t := range todos {
 		if s.replaying && e.replayed && s.copyFrom != "" {

@@ -192,8 +192,6 @@ func seqOf(id string) uint64 {
 type priorState struct {
 	n        int         // connections that observed the session before (ASR-716)
 	header   *asr.Header // nil: the store has no stream for it
-	next     uint64
-	lossy    map[string]bool
 	done     map[uint64]doneEnt
 	latest   map[string][]byte // latest-wins record type → its latest line
 	contents map[asr.Fingerprint]struct{}
@@ -221,26 +219,21 @@ type priorRecord struct {
 	IDSource     string                     `json:"idSource"`
 	Cause        *asr.Cause                 `json:"cause"`
 	Replaces     *asr.Replaces              `json:"replaces"`
-	Lossy        []string                   `json:"lossy"`
 	Title        json.RawMessage            `json:"title"`
 	Meta         map[string]json.RawMessage `json:"_meta"`
 }
 
-// buildPrior indexes a stored stream (header first) for session id.
+// buildPrior indexes a stored stream (header first) for session id: what
+// it recorded, for ASR-717 and the links between sessions. Its header, seqs
+// and declared losses are the stream writer's (taken up before).
 func (c *conn) buildPrior(id string, n int, lines [][]byte) *priorState {
-	p := &priorState{n: n, next: 1, lossy: map[string]bool{}, done: map[uint64]doneEnt{},
+	p := &priorState{n: n, done: map[uint64]doneEnt{},
 		latest: map[string][]byte{}, contents: map[asr.Fingerprint]struct{}{}}
-	if len(lines) == 0 {
+	h, ok := c.w.Prior(id)
+	if !ok {
 		return p
 	}
-	h, err := asr.ReadHeader(lines[0])
-	if err != nil {
-		c.diag(sdk.SeverityWarning, id, "prior stream has no readable header", err.Error())
-	}
-	p.header = &h
-	for _, l := range h.Producer.Lossy {
-		p.lossy[l] = true
-	}
+	p.header = h
 	fcParts := map[string]string{} // file_change record id → its part key
 	fcCount := map[string]int{}    // callId → file_change parts so far
 	ents := map[entKey]*doneView{}
@@ -249,13 +242,9 @@ func (c *conn) buildPrior(id string, n int, lines [][]byte) *priorState {
 		if json.Unmarshal(line, &r) != nil || r.Type == "" {
 			continue
 		}
-		p.next = max(p.next, r.Seq+1)
 		k, partKey := entKey{}, r.Type
 		switch r.Type {
 		case asr.TypeDeclaration:
-			for _, l := range r.Lossy {
-				p.lossy[l] = true
-			}
 			continue
 		case asr.TypeState, asr.TypeUsageSummary, asr.TypeConfigChange, asr.TypeSessionInfo:
 			if r.Type == asr.TypeState && r.State == "resumed" {
@@ -360,7 +349,7 @@ func (s *stream) continueFrom(p *priorState) {
 		}
 		s.spawned = l.SpawnedBy != nil
 	}
-	s.lossy, s.next, s.done, s.latest, s.contents = p.lossy, p.next, p.done, p.latest, p.contents
+	s.done, s.latest, s.contents = p.done, p.latest, p.contents
 	s.title, s.infoMeta = p.title, p.infoMeta
 }
 
@@ -426,7 +415,7 @@ func (s *stream) markCopy(rec asr.Record, k entKey, key string) {
 // deferred is a latest-wins record seen inside a replay.
 type deferred struct {
 	rec  asr.Record
-	w    when
+	w    sdk.When
 	seqs []uint64
 	ord  uint64
 }
@@ -480,13 +469,13 @@ func (s *stream) endReplay(at time.Time, seqs []uint64) {
 	last := s.replayLast
 	s.replaying = false
 	if s.copyFrom != "" && last != "" {
-		s.write(&asr.Declaration{Envelope: asr.Envelope{Type: asr.TypeDeclaration}, LocalThroughID: last}, when{at: at}, seqs, "")
+		s.write(&asr.Declaration{Envelope: asr.Envelope{Type: asr.TypeDeclaration}, LocalThroughID: last}, sdk.When{At: at}, seqs, "")
 	}
 }
 
 // snapshot writes a latest-wins record; ifChanged skips a value equal to
 // the stream's latest of that type.
-func (s *stream) snapshot(rec asr.Record, w when, seqs []uint64, ifChanged bool) {
+func (s *stream) snapshot(rec asr.Record, w sdk.When, seqs []uint64, ifChanged bool) {
 	typ := rec.Env().Type
 	if prev, ok := s.latest[typ]; ok && ifChanged {
 		if line, err := asr.Marshal(rec); err == nil {
@@ -512,7 +501,7 @@ func isResumed(rec asr.Record) bool {
 
 // content writes an audit-only record or a notice. Inside a replay, one
 // whose content the stream already has is not written again (ASR-717).
-func (s *stream) content(rec asr.Record, w when, seqs []uint64) {
+func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	line, err := asr.Marshal(rec)
 	if err != nil {
 		s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())

@@ -58,7 +58,7 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 	var later []string
 	for _, id := range sessions {
 		if s, ok := c.streams[id]; ok {
-			s.declare([]string{lossNonconforming}, when{at: f.At, replayed: s.replaying}, []uint64{f.Seq})
+			s.declare([]string{lossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
 		} else {
 			later = append(later, id)
 		}
@@ -67,7 +67,7 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 	c.cur = f
 	for _, id := range later {
 		if s, ok := c.streams[id]; ok {
-			s.declare([]string{lossNonconforming}, when{at: f.At, replayed: s.replaying}, []uint64{f.Seq})
+			s.declare([]string{lossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
 		}
 	}
 }

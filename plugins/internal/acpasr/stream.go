@@ -2,7 +2,7 @@ package acpasr
 
 import (
 	"encoding/json"
-	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,10 +25,9 @@ const (
 type stream struct {
 	c     *conn
 	id    string
-	n     int // connection number for derived ids (ASR-716)
+	w     *sdk.Stream // seqs, envelopes, declared losses, continuation
+	n     int         // connection number for derived ids (ASR-716)
 	roots []asr.Root
-	lossy map[string]bool
-	next  uint64 // seq of the next record
 	ents  map[entKey]*entity
 	// done holds the entities no longer held in full: released after a
 	// whole turn final, or recorded on an earlier connection.
@@ -66,22 +65,13 @@ type stream struct {
 	infoMeta meta
 }
 
-// when is a record's time: the receipt time of its first update, whether
-// its content is replayed history (ASR-707), and a source time if the
-// replayed history carried one.
-type when struct {
-	at       time.Time
-	replayed bool
-	src      string
-}
-
 // open returns the stream for id, creating it (and writing its header
 // unless the store already has one) when new.
 func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, lineage *asr.Lineage, extraLossy ...string) *stream {
 	if s, ok := c.streams[id]; ok {
 		return s
 	}
-	s := &stream{c: c, id: id, lossy: map[string]bool{}, next: 1, ents: map[entKey]*entity{}, done: map[uint64]doneEnt{},
+	s := &stream{c: c, id: id, ents: map[entKey]*entity{}, done: map[uint64]doneEnt{},
 		latest: map[string][]byte{}, contents: map[asr.Fingerprint]struct{}{}, outbound: map[string]bool{}}
 	c.streams[id] = s
 	c.list = append(c.list, s)
@@ -90,6 +80,7 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 		s.n = p.n
 		if p.header != nil {
 			s.continueFrom(p)
+			s.w = c.w.OpenHeader(id, nil, nil)
 			return s
 		}
 	}
@@ -111,26 +102,8 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 		s.spawned = lineage.SpawnedBy != nil
 	}
 	s.roots = asr.RootIDs(roots)
-	for _, l := range c.opts.AlwaysLossy {
-		s.lossy[l] = true
-	}
-	for _, l := range extraLossy {
-		s.lossy[l] = true
-	}
-	h := asr.Header{
-		Type:      "header",
-		ASR:       asr.FormatVersion,
-		SessionID: id,
-		Producer: asr.Producer{
-			Method:  c.opts.Method,
-			Name:    c.opts.Name,
-			Version: c.opts.Version,
-			Plugin:  &c.opts.Plugin,
-			Source:  &c.opts.Source,
-			Lossy:   asr.SortedKeys(s.lossy),
-		},
-		Lineage: lineage,
-	}
+	h := asr.Header{Producer: c.producer(), Lineage: lineage}
+	h.Producer.Lossy = append(h.Producer.Lossy, extraLossy...)
 	if !at.IsZero() {
 		h.CreatedAt = asr.FormatTime(at)
 	}
@@ -144,13 +117,14 @@ func (c *conn) open(id string, roots []string, at time.Time, seqs []uint64, line
 	case c.cfg.AgentName != "":
 		h.Agent = &asr.Agent{Name: c.cfg.AgentName}
 	}
-	line, err := asr.Marshal(h)
-	if err != nil {
-		c.diag(sdk.SeverityError, id, summaryInternal, err.Error())
-		return s
-	}
-	c.emit(sdk.ASRHeader, id, line, uniqueSorted(seqs))
+	s.w = c.w.OpenHeader(id, &h, seqs)
 	return s
+}
+
+// producer is the producer of every header (ASR-700, ASR-722).
+func (c *conn) producer() asr.Producer {
+	return asr.Producer{Method: c.opts.Method, Name: c.opts.Name, Version: c.opts.Version,
+		Plugin: &c.opts.Plugin, Source: &c.opts.Source, Lossy: slices.Clone(c.opts.AlwaysLossy)}
 }
 
 // streamFor returns the stream an agent message names. A session never
@@ -173,41 +147,16 @@ func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
 	return c.open(id, nil, f.At, []uint64{f.Seq}, nil)
 }
 
-// write appends one record: it fills the envelope (seq, id, time, native
-// reference) and emits the line. It returns the record's id and line.
-func (s *stream) write(rec asr.Record, w when, seqs []uint64, supersedes string) (string, []byte) {
-	env := rec.Env()
-	env.Seq, env.ID, env.Supersedes = s.next, asr.RecordID(s.next), supersedes
-	env.TS, env.TSSource, env.ObservedAt = "", "", ""
-	switch {
-	case w.replayed:
-		// ASR-707: replayed history has no ts from receipt time; a
-		// source time it carries is its ts.
-		if w.src != "" {
-			env.TS, env.TSSource = w.src, asr.TSSourceSource
-		}
-		if !w.at.IsZero() {
-			env.ObservedAt = asr.FormatTime(w.at)
-		}
-	case !w.at.IsZero():
-		env.TS, env.TSSource = asr.FormatTime(w.at), asr.TSSourceRecorder
+// write appends one record through the SDK's stream writer (seq, id, times,
+// native reference) and returns its id and line; a record written from a
+// replay is the replay's last so far.
+func (s *stream) write(rec asr.Record, w sdk.When, seqs []uint64, supersedes string) (string, []byte) {
+	rec.Env().Supersedes = supersedes
+	id, line := s.w.Write(rec, w, seqs...)
+	if line != nil && s.replaying && rec.Env().Type != asr.TypeDeclaration {
+		s.replayLast = id
 	}
-	prov := rec.Prov()
-	if prov.Native == nil {
-		prov.Native = &asr.Native{}
-	}
-	prov.Native.Ref = &asr.NativeRef{Wire: s.c.wire, Frames: seqs}
-	line, err := asr.Marshal(rec)
-	if err != nil {
-		s.c.diag(sdk.SeverityError, s.id, summaryInternal, fmt.Sprintf("marshal %s: %v", env.Type, err))
-		return "", nil
-	}
-	s.next++
-	if s.replaying && env.Type != asr.TypeDeclaration {
-		s.replayLast = env.ID
-	}
-	s.c.emit(sdk.ASRRecord, s.id, line, seqs)
-	return env.ID, line
+	return id, line
 }
 
 // record writes a record that is not an entity (state, usage, audit, …).
@@ -217,8 +166,7 @@ func (s *stream) record(rec asr.Record, f *sdk.Frame, seqs ...uint64) {
 	if len(seqs) == 0 {
 		seqs = []uint64{f.Seq}
 	}
-	seqs = uniqueSorted(seqs)
-	w := when{at: f.At, replayed: s.replaying, src: s.src}
+	w := sdk.When{At: f.At, Replayed: s.replaying, Source: s.src}
 	typ := rec.Env().Type
 	switch {
 	case latestWins(typ) && s.replaying:
@@ -234,27 +182,8 @@ func (s *stream) record(rec asr.Record, f *sdk.Frame, seqs ...uint64) {
 
 // declare adds loss categories learned after the header (a declaration
 // record); categories already declared are skipped.
-func (s *stream) declare(cats []string, w when, seqs []uint64) {
-	add := map[string]bool{}
-	for _, l := range cats {
-		if !s.lossy[l] {
-			add[l] = true
-			s.lossy[l] = true
-		}
-	}
-	if len(add) == 0 {
-		return
-	}
-	s.write(&asr.Declaration{Envelope: asr.Envelope{Type: asr.TypeDeclaration}, Lossy: asr.SortedKeys(add)}, w, seqs, "")
-}
-
-// uniqueSorted sorts seqs and drops duplicates (batch elements share a seq).
-func uniqueSorted(seqs []uint64) []uint64 {
-	out := make([]uint64, 0, len(seqs))
-	for _, q := range seqs {
-		out = insertSeq(out, q)
-	}
-	return out
+func (s *stream) declare(cats []string, w sdk.When, seqs []uint64) {
+	s.w.Declare(cats, w, seqs...)
 }
 
 // insertSeq adds q to the sorted set seqs.
