@@ -13,6 +13,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode"
 	"unicode/utf16"
@@ -33,6 +34,15 @@ func SkipSpace(b []byte, i int) int {
 // end or holds a raw control character.
 func StringEnd(b []byte, i int) (end int, ok bool) {
 	for j := i + 1; j < len(b); j++ {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character (a block that may hold one is looked at byte
+		// by byte below).
+		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '\\':
 			j++
@@ -43,6 +53,14 @@ func StringEnd(b []byte, i int) (end int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// special8 reports whether one of the eight bytes of x may be '"', '\\' or
+// below 0x20 (never false when one is).
+func special8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (x-0x20*ones)&^x&highs != 0 || zero(x^('"'*ones)) != 0 || zero(x^('\\'*ones)) != 0
 }
 
 // ValueEnd returns the index after the JSON value that starts at b[i]. A

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -155,4 +156,39 @@ func FuzzUnquote(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkUnquote(t, body) })
+}
+
+// StringEnd skips eight bytes at a time: it ends where the byte-by-byte
+// scan ends, on strings with quotes, escapes and control bytes anywhere.
+func TestStringEndMatchesByteScan(t *testing.T) {
+	ref := func(b []byte, i int) (int, bool) {
+		for j := i + 1; j < len(b); j++ {
+			switch c := b[j]; {
+			case c == '\\':
+				j++
+			case c == '"':
+				return j + 1, true
+			case c < 0x20:
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	alphabet := []byte("ab\"\\\x01\x1f\x20\x7f\x80\xff\xe2\x82\xac 0123456789")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		b := []byte{'"'}
+		for range rng.IntN(40) {
+			if rng.IntN(3) == 0 {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			} else {
+				b = append(b, 'x')
+			}
+		}
+		e1, ok1 := StringEnd(b, 0)
+		e2, ok2 := ref(b, 0)
+		if e1 != e2 || ok1 != ok2 {
+			t.Fatalf("StringEnd(%q) = %d, %v; byte scan %d, %v", b, e1, ok1, e2, ok2)
+		}
+	}
 }
