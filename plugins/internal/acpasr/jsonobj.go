@@ -217,27 +217,175 @@ func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
 	return parseObj(bytes.Clone(raw))
 }
 
-// knownKeys are the member names of ACP messages that most frames hold:
-// parseObj gives these keys without allocating a string for each.
-var knownKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range strings.Fields(`jsonrpc id method params result error code message data
-		sessionId update sessionUpdate content type text messageId toolCallId status title kind
-		rawInput rawOutput locations path line state stopReason _meta entries priority
-		availableCommands name description input currentModeId modeId mimeType uri resource
-		annotations blob diff oldText newText terminalId output exitStatus exitCode signal
-		protocolVersion clientCapabilities agentCapabilities authMethods cwd mcpServers prompt
-		options optionId outcome toolCall fs readTextFile writeTextFile terminal env args command
-		headers url value usage used size cost amount currency reason role`) {
-		m[k] = k
+// knownKey returns the constant string for a member name of ACP messages
+// that most frames hold ("" for others): a switch on constants, which Go
+// compiles to comparisons, so neither a string nor a hash is made per key.
+func knownKey(k []byte) string {
+	switch string(k) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "code":
+		return "code"
+	case "message":
+		return "message"
+	case "data":
+		return "data"
+	case "sessionId":
+		return "sessionId"
+	case "update":
+		return "update"
+	case "sessionUpdate":
+		return "sessionUpdate"
+	case "content":
+		return "content"
+	case "type":
+		return "type"
+	case "text":
+		return "text"
+	case "messageId":
+		return "messageId"
+	case "toolCallId":
+		return "toolCallId"
+	case "status":
+		return "status"
+	case "title":
+		return "title"
+	case "kind":
+		return "kind"
+	case "rawInput":
+		return "rawInput"
+	case "rawOutput":
+		return "rawOutput"
+	case "locations":
+		return "locations"
+	case "path":
+		return "path"
+	case "line":
+		return "line"
+	case "state":
+		return "state"
+	case "stopReason":
+		return "stopReason"
+	case "_meta":
+		return "_meta"
+	case "entries":
+		return "entries"
+	case "priority":
+		return "priority"
+	case "availableCommands":
+		return "availableCommands"
+	case "name":
+		return "name"
+	case "description":
+		return "description"
+	case "input":
+		return "input"
+	case "currentModeId":
+		return "currentModeId"
+	case "modeId":
+		return "modeId"
+	case "mimeType":
+		return "mimeType"
+	case "uri":
+		return "uri"
+	case "resource":
+		return "resource"
+	case "annotations":
+		return "annotations"
+	case "blob":
+		return "blob"
+	case "diff":
+		return "diff"
+	case "oldText":
+		return "oldText"
+	case "newText":
+		return "newText"
+	case "terminalId":
+		return "terminalId"
+	case "output":
+		return "output"
+	case "exitStatus":
+		return "exitStatus"
+	case "exitCode":
+		return "exitCode"
+	case "signal":
+		return "signal"
+	case "protocolVersion":
+		return "protocolVersion"
+	case "clientCapabilities":
+		return "clientCapabilities"
+	case "agentCapabilities":
+		return "agentCapabilities"
+	case "authMethods":
+		return "authMethods"
+	case "cwd":
+		return "cwd"
+	case "mcpServers":
+		return "mcpServers"
+	case "prompt":
+		return "prompt"
+	case "options":
+		return "options"
+	case "optionId":
+		return "optionId"
+	case "outcome":
+		return "outcome"
+	case "toolCall":
+		return "toolCall"
+	case "fs":
+		return "fs"
+	case "readTextFile":
+		return "readTextFile"
+	case "writeTextFile":
+		return "writeTextFile"
+	case "terminal":
+		return "terminal"
+	case "env":
+		return "env"
+	case "args":
+		return "args"
+	case "command":
+		return "command"
+	case "headers":
+		return "headers"
+	case "url":
+		return "url"
+	case "value":
+		return "value"
+	case "usage":
+		return "usage"
+	case "used":
+		return "used"
+	case "size":
+		return "size"
+	case "cost":
+		return "cost"
+	case "amount":
+		return "amount"
+	case "currency":
+		return "currency"
+	case "reason":
+		return "reason"
+	case "role":
+		return "role"
 	}
-	return m
-}()
+	return ""
+}
 
 // internKey unquotes a member name (sdk/jsonscan.Unquote), without
 // allocating for a known one.
 func internKey(k []byte) (string, bool) {
-	if s, ok := knownKeys[string(k)]; ok {
+	if s := knownKey(k); s != "" {
 		return s, true
 	}
 	return jsonscan.Unquote(k)
