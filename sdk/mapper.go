@@ -38,18 +38,6 @@ type StartRequest struct {
 	// Input is the revision the router selected.
 	Input string
 	Mode  Mode
-	// Prior holds what the store already has for sessions this connection
-	// may touch.
-	Prior []PriorSession
-}
-
-// PriorSession is a session's earlier state in the store.
-type PriorSession struct {
-	SessionID string
-	// Connections counts the earlier connections that observed the session.
-	Connections int
-	// Records are the stream's lines already written (header first).
-	Records [][]byte
 }
 
 // Mapper is what a plugin author implements.

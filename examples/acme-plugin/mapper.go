@@ -57,9 +57,6 @@ func (Mapper) Info(context.Context) (sdk.Info, error) {
 // Start opens the mapping of one connection.
 func (Mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
 	s := &session{wire: req.WireLog, streams: map[string]*stream{}, prior: map[string][][]byte{}}
-	for _, p := range req.Prior {
-		s.prior[p.SessionID] = p.Records
-	}
 	return s, nil
 }
 

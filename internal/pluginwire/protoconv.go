@@ -163,7 +163,6 @@ func toProtoOutputs(outs []sdk.Output) [][]*pb.Output {
 				Kind:      pb.OutputKind(o.Kind),
 				Session:   o.Session,
 				Json:      data[:n],
-				Stream:    o.Stream,
 				JsonMore:  len(data) > n,
 				FrameSeqs: o.FrameSeqs,
 				Severity:  pb.Severity(o.Severity),
@@ -203,7 +202,6 @@ func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 		Kind:      sdk.OutputKind(m.Kind),
 		Session:   m.Session,
 		JSON:      m.Json,
-		Stream:    m.Stream,
 		FrameSeqs: m.FrameSeqs,
 		Severity:  sdk.Severity(m.Severity),
 		Summary:   m.Summary,
@@ -228,17 +226,9 @@ func infoFromProto(p *pb.InfoResponse) sdk.Info {
 }
 
 func startToProto(r sdk.StartRequest) *pb.Start {
-	s := &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
-	for _, p := range r.Prior {
-		s.Prior = append(s.Prior, &pb.PriorSession{SessionId: p.SessionID, Connections: uint32(p.Connections), Records: p.Records})
-	}
-	return s
+	return &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
 }
 
 func startFromProto(s *pb.Start) sdk.StartRequest {
-	r := sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
-	for _, p := range s.Prior {
-		r.Prior = append(r.Prior, sdk.PriorSession{SessionID: p.SessionId, Connections: int(p.Connections), Records: p.Records})
-	}
-	return r
+	return sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
 }

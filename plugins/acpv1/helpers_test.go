@@ -24,12 +24,12 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 const testWire = "wire/c-v1.jsonl"
 
 // startReq is a live recording's start request (convert: ModeConvert).
-func startReq(mode sdk.Mode, config string, prior ...sdk.PriorSession) sdk.StartRequest {
+func startReq(mode sdk.Mode, config string) sdk.StartRequest {
 	input := Input
 	if mode == sdk.ModeConvert {
 		input = InputLog
 	}
-	return sdk.StartRequest{Config: []byte(config), Connection: "c-v1", WireLog: testWire, Input: input, Mode: mode, Prior: prior}
+	return sdk.StartRequest{Config: []byte(config), Connection: "c-v1", WireLog: testWire, Input: input, Mode: mode}
 }
 
 var live = startReq(sdk.ModeRecord, "")

@@ -143,7 +143,7 @@ func diffOutputs(a, b []sdk.Output) string {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.Kind != y.Kind || x.Session != y.Session || !bytes.Equal(x.JSON, y.JSON) || x.Stream != y.Stream ||
+		if x.Kind != y.Kind || x.Session != y.Session || !bytes.Equal(x.JSON, y.JSON) ||
 			x.Summary != y.Summary || x.Severity != y.Severity || fmt.Sprint(x.FrameSeqs) != fmt.Sprint(y.FrameSeqs) {
 			return fmt.Sprintf("output %d: %s %.300q ≠ %s %.300q", i, x.Kind, x.JSON, y.Kind, y.JSON)
 		}
