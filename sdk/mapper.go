@@ -5,19 +5,6 @@ import (
 	"io"
 )
 
-// Info describes a plugin. Inputs are the revisions it claims
-// ("acp/2@2.0.0-alpha.9", "acp/1", "acp-v1-log", "_acme/*"), Outputs what it
-// produces ("asr", "aep"), Capabilities what it can do ("record", "replay",
-// "convert").
-type Info struct {
-	Name         string
-	Version      string
-	Description  string
-	Inputs       []string
-	Outputs      []string
-	Capabilities []string
-}
-
 // Mode says where the frames come from.
 type Mode string
 

@@ -49,8 +49,8 @@ func (Mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACME vendor extension: _acme/progress session updates → _acme/progress ASR records",
 		Inputs:       []string{Input},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord},
 	}, nil
 }
 

@@ -217,12 +217,12 @@ func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 
 func infoToProto(i sdk.Info) *pb.InfoResponse {
 	return &pb.InfoResponse{Name: i.Name, Version: i.Version, Description: i.Description,
-		Inputs: i.Inputs, Outputs: i.Outputs, Capabilities: i.Capabilities}
+		Inputs: i.Inputs, Outputs: names(i.Outputs), Capabilities: names(i.Capabilities)}
 }
 
 func infoFromProto(p *pb.InfoResponse) sdk.Info {
 	return sdk.Info{Name: p.Name, Version: p.Version, Description: p.Description,
-		Inputs: p.Inputs, Outputs: p.Outputs, Capabilities: p.Capabilities}
+		Inputs: p.Inputs, Outputs: typed[sdk.Format](p.Outputs), Capabilities: typed[sdk.Capability](p.Capabilities)}
 }
 
 func startToProto(r sdk.StartRequest) *pb.Start {
@@ -231,4 +231,28 @@ func startToProto(r sdk.StartRequest) *pb.Start {
 
 func startFromProto(s *pb.Start) sdk.StartRequest {
 	return sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
+}
+
+// names and typed convert between the sdk's typed names (formats,
+// capabilities) and the strings of the wire; Info.Check judges them.
+func names[T ~string](xs []T) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
+
+func typed[T ~string](xs []string) []T {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = T(x)
+	}
+	return out
 }

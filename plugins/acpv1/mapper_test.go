@@ -23,7 +23,7 @@ func TestInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sdk.Info{Name: "acpv1", Version: Version, Description: info.Description,
-		Inputs: []string{"acp/1", "acp-v1-log"}, Outputs: []string{"asr"}, Capabilities: []string{"record", "convert", "replay"}}
+		Inputs: []string{"acp/1", "acp-v1-log"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record", "convert", "replay"}}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Error(diff)
 	}

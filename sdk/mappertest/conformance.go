@@ -74,8 +74,11 @@ func (s Suite) Run(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Name == "" || info.Version == "" || len(info.Inputs) == 0 || len(info.Outputs) == 0 || len(info.Capabilities) == 0 {
-			t.Fatalf("incomplete Info: %+v", info)
+		if err := info.Check(); err != nil {
+			t.Fatalf("Info %+v: %v", info, err)
+		}
+		if _, ok := s.New().(sdk.Replayer); info.Can(sdk.CapabilityReplay) && !ok {
+			t.Fatalf("Info claims %q, but the mapper is no sdk.Replayer", sdk.CapabilityReplay)
 		}
 	})
 	base := time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)

@@ -33,7 +33,7 @@ type v2Mapper struct{}
 func newMapper() sdk.Mapper { return v2Mapper{} }
 
 func (v2Mapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: testPlugin, Version: testVersion, Inputs: []string{Input}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: testPlugin, Version: testVersion, Inputs: []string{Input}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (v2Mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {

@@ -47,7 +47,7 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		time.Sleep(24 * time.Hour)
 	}
 	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
-		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+		Outputs: []sdk.Format{sdk.FormatASR}, Capabilities: []sdk.Capability{sdk.CapabilityRecord}}, nil
 }
 
 func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
