@@ -19,18 +19,9 @@ const (
 )
 
 // edit is an asrtest.Edit, spelled {line, text} in the tables below.
-type edit struct {
-	line int
-	s    string
-}
+type edit asrtest.Edit
 
-func streamWith(edits ...edit) string {
-	es := make([]asrtest.Edit, len(edits))
-	for i, e := range edits {
-		es[i] = asrtest.Edit{Line: e.line, S: e.s}
-	}
-	return asrtest.StreamWith(es...)
-}
+var streamWith = asrtest.StreamWith[edit]
 
 type viewEntry struct {
 	Type, Key, First, Latest string

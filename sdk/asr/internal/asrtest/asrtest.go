@@ -30,12 +30,17 @@ type Edit struct {
 	S    string
 }
 
-// StreamWith is the base stream with edits applied, LF-terminated.
-func StreamWith(edits ...Edit) string {
+// StreamWith is the base stream with edits applied, LF-terminated. A test
+// may spell its edits in a type of its own (type edit asrtest.Edit) so that
+// its tables can be unkeyed.
+func StreamWith[E ~struct {
+	Line int
+	S    string
+}](edits ...E) string {
 	lines := BaseLines()
 	// Apply from the last line up so that line numbers stay those of the base.
 	for i := len(edits) - 1; i >= 0; i-- {
-		e := edits[i]
+		e := Edit(edits[i])
 		switch {
 		case e.S == "":
 			lines = append(lines[:e.Line-1], lines[e.Line:]...)
