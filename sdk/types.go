@@ -75,6 +75,8 @@ type Frame struct {
 	// Carried between frame parts on the wire.
 	sessionID    string
 	sessionConns int
+	// rpc caches the JSON-RPC head (see RPC).
+	rpc *rpcCache
 }
 
 // SessionInfo is what the host knows of a session when this connection
