@@ -71,6 +71,9 @@ type Frame struct {
 	Gap Gap
 	// Session describes a KindSession frame.
 	Session *SessionInfo
+
+	// rpc caches the JSON-RPC head (see RPC).
+	rpc *rpcCache
 }
 
 // SessionInfo is what the host knows of a session when this connection

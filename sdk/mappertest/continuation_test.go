@@ -166,7 +166,7 @@ func TestContinuationFirstConnection(t *testing.T) {
 type skipMapper struct{ noteMapper }
 
 func (m *skipMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) { return m, nil }
-func (m *skipMapper) Finish(context.Context, string) ([]sdk.Output, error)      { return nil, nil }
+func (m *skipMapper) Finish(context.Context, string) ([]sdk.Output, error)         { return nil, nil }
 func (m *skipMapper) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	var b bytes.Buffer
 	out := []sdk.Output{{Kind: sdk.ASRHeader, Session: "s", JSON: []byte(`{"type":"header"}`)}}
