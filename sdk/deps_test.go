@@ -8,8 +8,8 @@ import (
 
 // TestDeps keeps what a vendor plugin links small (tailscale's deps tests
 // are the model): the whole dependency closure, from `go list -deps`, of
-// the packages an author imports holds none of the bad ones. The model
-// and the types carry no JSON Schema validator, no localisation tables of
+// the packages an author imports holds none of the bad ones. The models
+// (sdk/asr, sdk/aep) and the types carry no JSON Schema validator, no localisation tables of
 // golang.org/x/text and no RPC stack; a plugin binary (sdk/plugin) has
 // the RPC stack it needs to talk to the host (gRPC brings x/text's small
 // IDNA packages), but still no validator and no localisation.
@@ -22,6 +22,7 @@ func TestDeps(t *testing.T) {
 	}{
 		{"github.com/acptap/acptap/sdk/asr", append(append([]string(nil), validator...), rpc...)},
 		{"github.com/acptap/acptap/sdk", append(append([]string(nil), validator...), rpc...)},
+		{"github.com/acptap/acptap/sdk/aep", append(append([]string(nil), validator...), rpc...)},
 		{"github.com/acptap/acptap/sdk/plugin", validator},
 	} {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
@@ -51,10 +52,11 @@ func badDep(dep string, bad []string) string {
 	return ""
 }
 
-// TestDepsCanFail: the same check flags sdk/aep, whose validator does pull
-// in jsonschema and x/text's localisation (so TestDeps is not vacuous).
+// TestDepsCanFail: the same check flags sdk/asr/asrcheck, the validator
+// beside the model, which does pull in jsonschema and x/text's
+// localisation (so TestDeps is not vacuous).
 func TestDepsCanFail(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/acptap/acptap/sdk/aep").Output()
+	out, err := exec.Command("go", "list", "-deps", "github.com/acptap/acptap/sdk/asr/asrcheck").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +67,6 @@ func TestDepsCanFail(t *testing.T) {
 		}
 	}
 	if len(found) != 2 {
-		t.Errorf("the check found %v in sdk/aep's closure, want both jsonschema and x/text/message", found)
+		t.Errorf("the check found %v in asrcheck's closure, want both jsonschema and x/text/message", found)
 	}
 }

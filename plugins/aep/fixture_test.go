@@ -9,6 +9,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 // moment is one entry of mappings/acp.json.
@@ -173,7 +174,7 @@ func ptr[T any](v T) *T { return &v }
 // against its type's payload schema (as conformance/run.py checks), inside
 // a minimal envelope.
 func TestAnnexA13_PinnedDataValidates(t *testing.T) {
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
