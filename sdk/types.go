@@ -72,9 +72,6 @@ type Frame struct {
 	// Session describes a KindSession frame.
 	Session *SessionInfo
 
-	// Carried between frame parts on the wire.
-	sessionID    string
-	sessionConns int
 	// rpc caches the JSON-RPC head (see RPC).
 	rpc *rpcCache
 }
@@ -165,9 +162,6 @@ type Output struct {
 	Session string
 	// JSON is one JSON value without LF (headers, records, events, frames).
 	JSON []byte
-	// Stream names a non-built-in output family ("_acme/progress"); empty for
-	// the built-in kinds.
-	Stream string
 	// FrameSeqs are the wire seqs the output came from.
 	FrameSeqs []uint64
 	// Diagnostics only.

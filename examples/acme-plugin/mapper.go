@@ -31,7 +31,8 @@ func New() sdk.Mapper { return Mapper{} }
 
 // Info describes the plugin: what it claims and what it writes.
 func (Mapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: Name, Version: Version, Inputs: []string{Input}, Outputs: []string{"asr"}, Capabilities: []string{"record"},
+	return sdk.Info{Name: Name, Version: Version, Inputs: []string{Input},
+		Outputs: []sdk.Format{sdk.FormatASR}, Capabilities: []sdk.Capability{sdk.CapabilityRecord},
 		Description: "ACME vendor extension: _acme/progress session updates → _acme/progress ASR records"}, nil
 }
 

@@ -23,7 +23,13 @@ var shared = map[string]bool{
 	"internal/acpschema": true, // the official ACP schemas and the frame checker
 	"internal/jsonscan":  true, // the one-pass JSON member scanner
 	"internal/replay":    true, // the loss report and the round-trip check
+	"internal/release":   true, // acptap's version, the built-in plugins' too
 }
+
+// wire is the host ⇄ plugin wire: sdk (sdk/plugin.Serve, sdk/mappertest)
+// and the host import it; a plugin serves through sdk/plugin, never the
+// wire itself. It is a library like the shared ones.
+const wire = "internal/pluginwire"
 
 // upper says whether p is in host, plugins or examples.
 func upper(p string) bool {
@@ -39,12 +45,14 @@ func violates(from, to string) string {
 		return "sdk never imports host, plugins or examples"
 	case strings.HasPrefix(t, "plugins/internal/") && !strings.HasPrefix(f, "plugins/"):
 		return "nothing outside plugins/ imports plugins/internal (host/builtin reaches a plugin's own package)"
-	case (strings.HasPrefix(f, "sdk") || strings.HasPrefix(f, "plugins/")) && strings.HasPrefix(t, "internal/") && !shared[t]:
-		return "sdk and plugins import from the module-root internal only the shared libraries"
+	case strings.HasPrefix(f, "plugins/") && (t == wire || strings.HasPrefix(t, wire+"/")):
+		return "a plugin serves through sdk/plugin, never the plugin wire"
+	case (strings.HasPrefix(f, "sdk") || strings.HasPrefix(f, "plugins/")) && strings.HasPrefix(t, "internal/") && !shared[t] && t != wire && !strings.HasPrefix(t, wire+"/"):
+		return "sdk and plugins import from the module-root internal only the shared libraries (sdk the plugin wire too)"
 	case strings.HasPrefix(f, "plugins/") && !strings.HasPrefix(t, "sdk") && !strings.HasPrefix(t, "internal/") &&
 		!strings.HasPrefix(t, "plugins/internal/") && !strings.HasPrefix(t, strings.Join(strings.SplitN(f, "/", 3)[:2], "/")):
 		return "a plugin imports only sdk, its own packages, plugins/internal and the shared internal libraries"
-	case shared[f] && upper(t):
+	case (shared[f] || f == wire || strings.HasPrefix(f, wire+"/")) && upper(t):
 		return "a library sdk and plugins share never imports host, plugins or examples"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
@@ -101,6 +109,11 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/jsonscan", module + "host/wire"},
 		{module + "internal/acpschema", module + "plugins/acpv2"},
 		{module + "internal/replay", module + "examples/agent"},
+		{module + "plugins/acpv2", module + "internal/pluginwire"},
+		{module + "plugins/internal/acpasr", module + "internal/pluginwire/mapperpb"},
+		{module + "internal/pluginwire", module + "host/pluginhost"},
+		{module + "internal/pluginwire/mapperpb", module + "plugins/aep"},
+		{module + "internal/release", module + "host/cli"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -118,6 +131,12 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "sdk/asr", module + "internal/jsonscan"},
 		{module + "host/ui", module + "internal/acpschema"},
 		{module + "internal/replay", module + "sdk/asr"},
+		{module + "sdk/plugin", module + "internal/pluginwire"},
+		{module + "sdk/mappertest", module + "internal/pluginwire"},
+		{module + "host/pluginhost", module + "internal/pluginwire"},
+		{module + "internal/pluginwire", module + "internal/pluginwire/mapperpb"},
+		{module + "internal/pluginwire", module + "sdk"},
+		{module + "plugins/aep", module + "internal/release"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/release"
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
@@ -15,7 +16,7 @@ const (
 	Name = "acpv1"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = sdk.Release
+	Version = release.Version
 	// Input is the protocol revision of live ACP v1 connections.
 	Input = "acp/1"
 	// InputLog is the input kind of stored ACP v1 logs (acptap convert).
@@ -42,8 +43,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v1 (live connections and stored logs) → ASR streams, one per ACP session, losses declared",
 		Inputs:       []string{Input, InputLog},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record", "convert", "replay"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityConvert, sdk.CapabilityReplay},
 	}, nil
 }
 

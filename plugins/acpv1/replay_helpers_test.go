@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
@@ -78,7 +79,7 @@ func (rp replayedV1) updates(t testing.TB) []map[string]any {
 // loadFrames wraps replayed updates in the v1 exchange a recorder observes
 // when an agent replays history on session/load (replay.LoadExchange).
 func loadFrames(h asr.Header, updates [][]byte) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, line []byte) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -66,7 +67,7 @@ func decodeJSON(t *testing.T, b []byte) any {
 }
 
 // FuzzMapV1Frames: any byte lines, in either direction, never panic, and
-// every output stream passes asr.Validate (warnings included).
+// every output stream passes asrcheck.Validate (warnings included).
 func FuzzMapV1Frames(f *testing.F) {
 	for _, name := range sortedNames(kindFixtures) {
 		f.Add([]byte(fuzzSeed(kindFixtures[name])))
@@ -78,7 +79,7 @@ func FuzzMapV1Frames(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b := sdk.NewFrameBuilder()
+		b := pluginwire.NewFrameBuilder()
 		var frames []sdk.Frame
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			dir := sdk.C2A

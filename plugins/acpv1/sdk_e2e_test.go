@@ -20,10 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -267,7 +269,7 @@ func entities(rs []record) string {
 // acptap convert does with a trace log) and returns the session's stream.
 func convertTrace(t *testing.T, trace, session string) []byte {
 	t.Helper()
-	fb := sdk.NewFrameBuilder()
+	fb := pluginwire.NewFrameBuilder()
 	var frames []sdk.Frame
 	for i, l := range testpeers.ReadTrace(t, trace) {
 		dir := sdk.C2A
@@ -286,7 +288,7 @@ func convertTrace(t *testing.T, trace, session string) []byte {
 		}
 	}
 	var problems []string
-	if _, err := asr.Validate(bytes.NewReader(b.Bytes()), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
+	if _, err := asrcheck.Validate(bytes.NewReader(b.Bytes()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
 		t.Fatalf("converted trace: %v %v", err, problems)
 	}
 	if bytes.Contains(b.Bytes(), []byte(`"ts":`)) {

@@ -65,9 +65,6 @@ func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
 		pending:  map[pendingKey]*pending{},
 		prior:    map[string]int{},
 	}
-	for _, p := range req.Prior {
-		t.prior[p.SessionID] = countMessages(p.Records)
-	}
 	return t
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
@@ -156,7 +157,7 @@ func kinds(us []rec) []string {
 // resumeFrames wraps replayed updates in the exchange a recorder observes
 // when an agent replays history (replay.ResumeExchange).
 func resumeFrames(h asr.Header, updates [][]byte) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, line []byte) {

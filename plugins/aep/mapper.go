@@ -3,6 +3,7 @@ package aep
 import (
 	"context"
 
+	"github.com/acptap/acptap/internal/release"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -10,7 +11,7 @@ const (
 	// Name is the plugin's name.
 	Name = "aep"
 	// Version is the plugin's version.
-	Version = sdk.Release
+	Version = release.Version
 	// Agent is the envelope's agent: the tee observes a protocol, not a
 	// vendor.
 	Agent = "acp"
@@ -39,8 +40,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v1 and v2 (schema 2.0.0-alpha.9) → AEP 0.1 events, one event log per ACP session",
 		Inputs:       append([]string(nil), Inputs...),
-		Outputs:      []string{"aep"},
-		Capabilities: []string{"record", "convert"},
+		Outputs:      []sdk.Format{sdk.FormatAEP},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityConvert},
 	}, nil
 }
 

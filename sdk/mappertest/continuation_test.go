@@ -29,7 +29,7 @@ const (
 type noteMapper struct{ bug bug }
 
 func (m noteMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "note", Version: "1", Inputs: []string{"_t/*"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "note", Version: "1", Inputs: []string{"_t/*"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (m noteMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
@@ -19,7 +20,7 @@ import (
 type echoMapper struct{}
 
 func (echoMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []string{"aep"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []sdk.Format{"aep"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
@@ -56,8 +57,8 @@ func TestConformanceEcho(t *testing.T) {
 // TestLargeFramesTravelInParts sends frames far larger than the part size
 // and the gRPC max message size; none may be dropped or altered.
 func TestLargeFramesTravelInParts(t *testing.T) {
-	big := `"` + strings.Repeat("a", 3*sdk.MaxMessageSize/2) + `"`
-	mid := `"` + strings.Repeat("b", sdk.PartSize+17) + `"`
+	big := `"` + strings.Repeat("a", 3*pluginwire.MaxMessageSize/2) + `"`
+	mid := `"` + strings.Repeat("b", pluginwire.PartSize+17) + `"`
 	frames := mappertest.Frames(time.Unix(0, 0), mappertest.C2A(mid), mappertest.A2C(big), mappertest.C2A(`{"x":1}`))
 	outs := mappertest.Run(t, mappertest.OverGRPC(t, echoMapper{}), sdk.StartRequest{Connection: "c"}, frames, 0)
 	if len(outs) != 4 {

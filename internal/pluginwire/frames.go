@@ -1,9 +1,11 @@
-package sdk
+package pluginwire
 
 import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/acptap/acptap/sdk"
 )
 
 // maxPending bounds the requests a FrameBuilder remembers while it waits
@@ -11,7 +13,7 @@ import (
 const maxPending = 1 << 16
 
 type pendingKey struct {
-	dir Direction
+	dir sdk.Direction
 	id  string
 }
 
@@ -48,20 +50,20 @@ type rpcHead struct {
 }
 
 // Line appends the frames of one wire line to out.
-func (b *FrameBuilder) Line(out []Frame, seq uint64, dir Direction, at time.Time, line []byte) []Frame {
+func (b *FrameBuilder) Line(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, line []byte) []sdk.Frame {
 	trim := bytes.TrimSpace(line)
 	if len(trim) > 0 && trim[0] == '[' {
 		var arr []json.RawMessage
 		if json.Unmarshal(trim, &arr) == nil && len(arr) > 0 {
 			for i, e := range arr {
-				f := Frame{Kind: KindLine, Seq: seq, Dir: dir, At: at, Data: e, BatchIndex: i, BatchSize: len(arr)}
+				f := sdk.Frame{Kind: sdk.KindLine, Seq: seq, Dir: dir, At: at, Data: e, BatchIndex: i, BatchSize: len(arr)}
 				b.join(&f, e)
 				out = append(out, f)
 			}
 			return out
 		}
 	}
-	f := Frame{Kind: KindLine, Seq: seq, Dir: dir, At: at, Data: line}
+	f := sdk.Frame{Kind: sdk.KindLine, Seq: seq, Dir: dir, At: at, Data: line}
 	if len(trim) > 0 && trim[0] == '{' {
 		b.join(&f, trim)
 	}
@@ -69,16 +71,16 @@ func (b *FrameBuilder) Line(out []Frame, seq uint64, dir Direction, at time.Time
 }
 
 // Session appends a session frame.
-func (b *FrameBuilder) Session(out []Frame, seq uint64, dir Direction, at time.Time, info SessionInfo) []Frame {
-	return append(out, Frame{Kind: KindSession, Seq: seq, Dir: dir, At: at, Session: &info})
+func (b *FrameBuilder) Session(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, info sdk.SessionInfo) []sdk.Frame {
+	return append(out, sdk.Frame{Kind: sdk.KindSession, Seq: seq, Dir: dir, At: at, Session: &info})
 }
 
 // Gap appends a gap frame.
-func (b *FrameBuilder) Gap(out []Frame, seq uint64, dir Direction, at time.Time, g Gap) []Frame {
-	return append(out, Frame{Kind: KindGap, Seq: seq, Dir: dir, At: at, Gap: g})
+func (b *FrameBuilder) Gap(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, g sdk.Gap) []sdk.Frame {
+	return append(out, sdk.Frame{Kind: sdk.KindGap, Seq: seq, Dir: dir, At: at, Gap: g})
 }
 
-func (b *FrameBuilder) join(f *Frame, elem []byte) {
+func (b *FrameBuilder) join(f *sdk.Frame, elem []byte) {
 	// Most lines are notifications: without an "id" key there is nothing to
 	// join, and decoding the whole line to learn that is the router's main
 	// cost. The key can only be spelled "id" or with a \u escape.
@@ -99,9 +101,9 @@ func (b *FrameBuilder) join(f *Frame, elem []byte) {
 		b.evict()
 		return
 	}
-	other := A2C
-	if f.Dir == A2C {
-		other = C2A
+	other := sdk.A2C
+	if f.Dir == sdk.A2C {
+		other = sdk.C2A
 	}
 	k := pendingKey{other, id}
 	if p, ok := b.pending[k]; ok {

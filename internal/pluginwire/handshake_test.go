@@ -1,4 +1,4 @@
-package sdk
+package pluginwire
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
 )
 
 // TestWireVersionMatchesProto keeps the Go constants and mapper.proto in
 // sync: the header states the wire version and the package carries it.
 func TestWireVersionMatchesProto(t *testing.T) {
-	src, err := os.ReadFile("proto/mapper/v1/mapper.proto")
+	src, err := os.ReadFile("mapper.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sdk
+package pluginwire
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"os"
 	"time"
 
-	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
 	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -15,7 +16,7 @@ import (
 // mapperPlugin is the go-plugin definition of the mapper service.
 type mapperPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl Mapper
+	impl sdk.Mapper
 }
 
 var _ plugin.GRPCPlugin = (*mapperPlugin)(nil)
@@ -31,7 +32,7 @@ func (p *mapperPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *gr
 
 // VersionedPlugins is the plugin set per wire version. The host passes a nil
 // impl; a plugin passes its Mapper. A wire v2 adds an entry here.
-func VersionedPlugins(impl Mapper) map[int]plugin.PluginSet {
+func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
 		WireVersion: {PluginKey: &mapperPlugin{impl: impl}},
 	}
@@ -51,7 +52,7 @@ func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 }
 
 // Dispense returns the Mapper served by a started go-plugin client.
-func Dispense(c *plugin.Client) (Mapper, error) {
+func Dispense(c *plugin.Client) (sdk.Mapper, error) {
 	rpc, err := c.Client()
 	if err != nil {
 		return nil, fmt.Errorf("connect plugin: %w", err)
@@ -60,7 +61,7 @@ func Dispense(c *plugin.Client) (Mapper, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dispense plugin: %w", err)
 	}
-	m, ok := raw.(Mapper)
+	m, ok := raw.(sdk.Mapper)
 	if !ok {
 		return nil, fmt.Errorf("dispense plugin: unexpected type %T", raw)
 	}
@@ -72,7 +73,7 @@ func Dispense(c *plugin.Client) (Mapper, error) {
 // as hclog JSON, which the host relays under the plugin's name. Serve never
 // returns while the host is alive; it exits the process when the host dies
 // (even when the host was SIGKILLed).
-func Serve(m Mapper) {
+func Serve(m sdk.Mapper) {
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       "plugin",
 		Level:      hclog.LevelFromString(os.Getenv("ACPTAP_PLUGIN_LOG_LEVEL")),

@@ -1,4 +1,4 @@
-package sdk
+package pluginwire
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
 )
 
 // grpcClient is a Mapper backed by a plugin process. The host uses it
@@ -16,20 +17,20 @@ type grpcClient struct {
 }
 
 var (
-	_ Mapper   = (*grpcClient)(nil)
-	_ Replayer = (*grpcClient)(nil)
-	_ Session  = (*remoteSession)(nil)
+	_ sdk.Mapper   = (*grpcClient)(nil)
+	_ sdk.Replayer = (*grpcClient)(nil)
+	_ sdk.Session  = (*remoteSession)(nil)
 )
 
-func (g *grpcClient) Info(ctx context.Context) (Info, error) {
+func (g *grpcClient) Info(ctx context.Context) (sdk.Info, error) {
 	r, err := g.c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		return Info{}, fmt.Errorf("info: %w", err)
+		return sdk.Info{}, fmt.Errorf("info: %w", err)
 	}
 	return infoFromProto(r), nil
 }
 
-func (g *grpcClient) Start(ctx context.Context, req StartRequest) (Session, error) {
+func (g *grpcClient) Start(ctx context.Context, req sdk.StartRequest) (sdk.Session, error) {
 	stream, err := g.c.Map(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("map: %w", err)
@@ -50,14 +51,14 @@ type remoteSession struct {
 // parts are at most PartSize, so 8 of them fit with room to spare.
 const maxBytesPerMessage = 8 * PartSize
 
-func (s *remoteSession) Map(ctx context.Context, frames []Frame) ([]Output, error) {
+func (s *remoteSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	if s.done {
 		return nil, errors.New("map: session finished")
 	}
 	parts := toProtoFrames(frames)
 	// Send in messages that stay under the size limit. Every message gets
 	// its own response sequence.
-	var outs []Output
+	var outs []sdk.Output
 	for len(parts) > 0 {
 		n, size := 0, 0
 		for n < len(parts) && (n == 0 || size+len(parts[n].Data) <= maxBytesPerMessage) {
@@ -77,7 +78,7 @@ func (s *remoteSession) Map(ctx context.Context, frames []Frame) ([]Output, erro
 	return outs, nil
 }
 
-func (s *remoteSession) recv(outs []Output) ([]Output, error) {
+func (s *remoteSession) recv(outs []sdk.Output) ([]sdk.Output, error) {
 	for {
 		resp, err := s.stream.Recv()
 		if err != nil {
@@ -92,7 +93,7 @@ func (s *remoteSession) recv(outs []Output) ([]Output, error) {
 	}
 }
 
-func (s *remoteSession) Finish(ctx context.Context, reason string) ([]Output, error) {
+func (s *remoteSession) Finish(ctx context.Context, reason string) ([]sdk.Output, error) {
 	if s.done {
 		return nil, nil
 	}
@@ -116,7 +117,7 @@ func (s *remoteSession) Finish(ctx context.Context, reason string) ([]Output, er
 	}
 }
 
-func (g *grpcClient) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(Output) error) ([]byte, error) {
+func (g *grpcClient) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(sdk.Output) error) ([]byte, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st, err := g.c.Replay(ctx)
@@ -153,7 +154,7 @@ func (g *grpcClient) Replay(ctx context.Context, config []byte, target string, s
 		if err != nil {
 			return nil, fmt.Errorf("replay recv: %w", err)
 		}
-		var outs []Output
+		var outs []sdk.Output
 		for _, o := range resp.Outputs {
 			outs = asm.add(o, outs)
 		}

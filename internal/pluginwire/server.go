@@ -1,4 +1,4 @@
-package sdk
+package pluginwire
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -14,7 +15,7 @@ import (
 // grpcServer adapts a Mapper to the generated gRPC service.
 type grpcServer struct {
 	pb.UnimplementedMapperServer
-	impl Mapper
+	impl sdk.Mapper
 }
 
 func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
@@ -40,7 +41,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 		return status.Errorf(codes.FailedPrecondition, "map: start: %v", err)
 	}
 	var asm frameAssembler
-	frames := make([]Frame, 0, 256)
+	frames := make([]sdk.Frame, 0, 256)
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -76,7 +77,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 
 // callMap turns a panic inside a mapper into an error for the host: a
 // mapper bug must not take the plugin down silently mid-stream.
-func callMap(ctx context.Context, s Session, frames []Frame) (outs []Output, err error) {
+func callMap(ctx context.Context, s sdk.Session, frames []sdk.Frame) (outs []sdk.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("mapper panicked: %v", r)
@@ -85,7 +86,7 @@ func callMap(ctx context.Context, s Session, frames []Frame) (outs []Output, err
 	return s.Map(ctx, frames)
 }
 
-func callFinish(ctx context.Context, s Session, reason string) (outs []Output, err error) {
+func callFinish(ctx context.Context, s sdk.Session, reason string) (outs []sdk.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("mapper panicked: %v", r)
@@ -94,7 +95,7 @@ func callFinish(ctx context.Context, s Session, reason string) (outs []Output, e
 	return s.Finish(ctx, reason)
 }
 
-func sendOutputs(stream pb.Mapper_MapServer, outs []Output) error {
+func sendOutputs(stream pb.Mapper_MapServer, outs []sdk.Output) error {
 	groups := toProtoOutputs(outs)
 	for i, g := range groups {
 		if err := stream.Send(&pb.MapResponse{Outputs: g, More: i < len(groups)-1}); err != nil {
@@ -105,7 +106,7 @@ func sendOutputs(stream pb.Mapper_MapServer, outs []Output) error {
 }
 
 func (s *grpcServer) Replay(stream pb.Mapper_ReplayServer) error {
-	r, ok := s.impl.(Replayer)
+	r, ok := s.impl.(sdk.Replayer)
 	if !ok {
 		return status.Error(codes.Unimplemented, "replay: this plugin has no replay capability")
 	}
@@ -136,7 +137,7 @@ func (s *grpcServer) Replay(stream pb.Mapper_ReplayServer) error {
 			}
 		}
 	}()
-	var batch []Output
+	var batch []sdk.Output
 	flush := func() error {
 		for _, g := range toProtoOutputs(batch) {
 			if err := stream.Send(&pb.ReplayResponse{Outputs: g}); err != nil {
@@ -146,7 +147,7 @@ func (s *grpcServer) Replay(stream pb.Mapper_ReplayServer) error {
 		batch = batch[:0]
 		return nil
 	}
-	report, err := r.Replay(stream.Context(), start.Config, start.Target, pr, func(o Output) error {
+	report, err := r.Replay(stream.Context(), start.Config, start.Target, pr, func(o sdk.Output) error {
 		batch = append(batch, o)
 		if len(batch) >= 256 {
 			return flush()

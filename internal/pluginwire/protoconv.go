@@ -1,15 +1,16 @@
-package sdk
+package pluginwire
 
 import (
 	"bytes"
 	"time"
 
-	pb "github.com/acptap/acptap/sdk/internal/mapperpb"
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
 )
 
 // toProtoFrames converts frames to wire messages, splitting any line larger
 // than PartSize into parts that share the seq.
-func toProtoFrames(frames []Frame) []*pb.Frame {
+func toProtoFrames(frames []sdk.Frame) []*pb.Frame {
 	out := make([]*pb.Frame, 0, len(frames))
 	for i := range frames {
 		f := &frames[i]
@@ -89,59 +90,60 @@ func splitLines(data []byte) [][]byte {
 	return out
 }
 
-// finishFrame turns a session frame's data back into its info.
-func finishFrame(f Frame) Frame {
-	if f.Kind == KindSession {
-		f.Session = &SessionInfo{ID: f.sessionID, Connections: f.sessionConns, Prior: splitLines(f.Data)}
-		f.Data = nil
-	}
-	f.sessionID, f.sessionConns = "", 0
-	return f
-}
-
 // frameAssembler joins frame parts back into whole frames. Parts of one
 // frame may span batches.
 type frameAssembler struct {
-	pending *Frame
+	pending *sdk.Frame
+	// A session frame's id and connection count travel in its parts.
+	sessionID    string
+	sessionConns int
 }
 
-func (a *frameAssembler) add(m *pb.Frame, out []Frame) []Frame {
+// wholeFrame completes a frame whose parts are all in: a session frame's
+// data back into its info.
+func wholeFrame(f sdk.Frame, sessionID string, sessionConns int) sdk.Frame {
+	if f.Kind == sdk.KindSession {
+		f.Session = &sdk.SessionInfo{ID: sessionID, Connections: sessionConns, Prior: splitLines(f.Data)}
+		f.Data = nil
+	}
+	return f
+}
+
+func (a *frameAssembler) add(m *pb.Frame, out []sdk.Frame) []sdk.Frame {
 	if a.pending != nil {
 		a.pending.Data = append(a.pending.Data, m.Data...)
 		if m.More {
 			return out
 		}
-		out = append(out, finishFrame(*a.pending))
+		out = append(out, wholeFrame(*a.pending, a.sessionID, a.sessionConns))
 		a.pending = nil
 		return out
 	}
-	f := Frame{
-		Kind:          FrameKind(m.Kind),
+	f := sdk.Frame{
+		Kind:          sdk.FrameKind(m.Kind),
 		Seq:           m.Seq,
-		Dir:           Direction(m.Dir),
+		Dir:           sdk.Direction(m.Dir),
 		Data:          m.Data,
 		BatchIndex:    int(m.BatchIndex),
 		BatchSize:     int(m.BatchSize),
 		ReplyTo:       m.ReplyToSeq,
 		ReplyToMethod: m.ReplyToMethod,
-		Gap:           Gap{Frames: m.GapFrames, Bytes: m.GapBytes, Reason: m.GapReason},
-		sessionID:     m.SessionId,
-		sessionConns:  int(m.SessionConnections),
+		Gap:           sdk.Gap{Frames: m.GapFrames, Bytes: m.GapBytes, Reason: m.GapReason},
 	}
 	if m.AtUnixNano != 0 {
 		f.At = time.Unix(0, m.AtUnixNano).UTC()
 	}
 	if m.More {
 		f.Data = append([]byte(nil), m.Data...)
-		a.pending = &f
+		a.pending, a.sessionID, a.sessionConns = &f, m.SessionId, int(m.SessionConnections)
 		return out
 	}
-	return append(out, finishFrame(f))
+	return append(out, wholeFrame(f, m.SessionId, int(m.SessionConnections)))
 }
 
 // toProtoOutputs splits outputs into responses of at most responseBudget
 // bytes, and JSON values larger than PartSize into parts.
-func toProtoOutputs(outs []Output) [][]*pb.Output {
+func toProtoOutputs(outs []sdk.Output) [][]*pb.Output {
 	var groups [][]*pb.Output
 	var cur []*pb.Output
 	size := 0
@@ -161,7 +163,6 @@ func toProtoOutputs(outs []Output) [][]*pb.Output {
 				Kind:      pb.OutputKind(o.Kind),
 				Session:   o.Session,
 				Json:      data[:n],
-				Stream:    o.Stream,
 				JsonMore:  len(data) > n,
 				FrameSeqs: o.FrameSeqs,
 				Severity:  pb.Severity(o.Severity),
@@ -184,10 +185,10 @@ func toProtoOutputs(outs []Output) [][]*pb.Output {
 
 // outputAssembler joins output parts.
 type outputAssembler struct {
-	pending *Output
+	pending *sdk.Output
 }
 
-func (a *outputAssembler) add(m *pb.Output, out []Output) []Output {
+func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 	if a.pending != nil {
 		a.pending.JSON = append(a.pending.JSON, m.Json...)
 		if m.JsonMore {
@@ -197,13 +198,12 @@ func (a *outputAssembler) add(m *pb.Output, out []Output) []Output {
 		a.pending = nil
 		return out
 	}
-	o := Output{
-		Kind:      OutputKind(m.Kind),
+	o := sdk.Output{
+		Kind:      sdk.OutputKind(m.Kind),
 		Session:   m.Session,
 		JSON:      m.Json,
-		Stream:    m.Stream,
 		FrameSeqs: m.FrameSeqs,
-		Severity:  Severity(m.Severity),
+		Severity:  sdk.Severity(m.Severity),
 		Summary:   m.Summary,
 		Detail:    m.Detail,
 	}
@@ -215,28 +215,44 @@ func (a *outputAssembler) add(m *pb.Output, out []Output) []Output {
 	return append(out, o)
 }
 
-func infoToProto(i Info) *pb.InfoResponse {
+func infoToProto(i sdk.Info) *pb.InfoResponse {
 	return &pb.InfoResponse{Name: i.Name, Version: i.Version, Description: i.Description,
-		Inputs: i.Inputs, Outputs: i.Outputs, Capabilities: i.Capabilities}
+		Inputs: i.Inputs, Outputs: names(i.Outputs), Capabilities: names(i.Capabilities)}
 }
 
-func infoFromProto(p *pb.InfoResponse) Info {
-	return Info{Name: p.Name, Version: p.Version, Description: p.Description,
-		Inputs: p.Inputs, Outputs: p.Outputs, Capabilities: p.Capabilities}
+func infoFromProto(p *pb.InfoResponse) sdk.Info {
+	return sdk.Info{Name: p.Name, Version: p.Version, Description: p.Description,
+		Inputs: p.Inputs, Outputs: typed[sdk.Format](p.Outputs), Capabilities: typed[sdk.Capability](p.Capabilities)}
 }
 
-func startToProto(r StartRequest) *pb.Start {
-	s := &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
-	for _, p := range r.Prior {
-		s.Prior = append(s.Prior, &pb.PriorSession{SessionId: p.SessionID, Connections: uint32(p.Connections), Records: p.Records})
+func startToProto(r sdk.StartRequest) *pb.Start {
+	return &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
+}
+
+func startFromProto(s *pb.Start) sdk.StartRequest {
+	return sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
+}
+
+// names and typed convert between the sdk's typed names (formats,
+// capabilities) and the strings of the wire; Info.Check judges them.
+func names[T ~string](xs []T) []string {
+	if len(xs) == 0 {
+		return nil
 	}
-	return s
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
 }
 
-func startFromProto(s *pb.Start) StartRequest {
-	r := StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: Mode(s.Mode)}
-	for _, p := range s.Prior {
-		r.Prior = append(r.Prior, PriorSession{SessionID: p.SessionId, Connections: int(p.Connections), Records: p.Records})
+func typed[T ~string](xs []string) []T {
+	if len(xs) == 0 {
+		return nil
 	}
-	return r
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = T(x)
+	}
+	return out
 }

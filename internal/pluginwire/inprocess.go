@@ -1,4 +1,4 @@
-package sdk
+package pluginwire
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/acptap/acptap/sdk"
 )
 
 // ServeInProcess serves m over real gRPC on a Unix socket in dir, with the
 // same server and dial options a plugin process uses, and returns the
 // client-side Mapper and a function that stops both ends. It is for tests
 // and benchmarks (sdk/mappertest); the host runs plugins out of process.
-func ServeInProcess(m Mapper, dir string) (Mapper, func(), error) {
+func ServeInProcess(m sdk.Mapper, dir string) (sdk.Mapper, func(), error) {
 	sock := filepath.Join(dir, "mapper.sock")
 	lis, err := net.Listen("unix", sock)
 	if err != nil {
@@ -42,5 +44,5 @@ func ServeInProcess(m Mapper, dir string) (Mapper, func(), error) {
 		conn.Close()
 		srv.Stop()
 	}
-	return raw.(Mapper), stop, nil
+	return raw.(sdk.Mapper), stop, nil
 }

@@ -1,11 +1,11 @@
-package sdk
+package pluginwire
 
 import (
 	plugin "github.com/hashicorp/go-plugin"
 )
 
 // WireVersion is the host ⇄ plugin wire version: go-plugin's handshake
-// ProtocolVersion, and the version of sdk/proto/mapper/v1/mapper.proto. It
+// ProtocolVersion, and the version of internal/pluginwire/mapper.proto. It
 // is not the ACP revision a plugin maps (that is Info.Inputs).
 const WireVersion = 1
 
@@ -30,9 +30,3 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieKey:   "ACPTAP_PLUGIN_MAGIC_COOKIE",
 	MagicCookieValue: "9c6e0a3b1f4d4e0f8a7d2b5c3e1f6a90-acptap-mapper",
 }
-
-// Release is acptap's version: `acptap version`, each built-in plugin's
-// version (producer.version, producer.plugin.version) and the replay
-// agent's info all say this one string. A build may override the host's
-// with -ldflags "-X github.com/acptap/acptap/host/cli.Version=…".
-const Release = "0.1.0"
