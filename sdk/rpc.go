@@ -82,10 +82,11 @@ func sameBytes(a, b []byte) bool {
 func parseRPC(data []byte) RPC {
 	var r RPC
 	var method []byte
-	hasMethod := false
+	hasMethod, badKey := false, false
 	ok := jsonscan.Members(data, func(k, v []byte) bool {
 		key, ok := unescapedKey(k)
 		if !ok {
+			badKey = true
 			return false
 		}
 		switch string(key) {
@@ -102,7 +103,7 @@ func parseRPC(data []byte) RPC {
 		}
 		return true
 	})
-	if !ok {
+	if !ok || badKey {
 		return RPC{Err: ErrNotObject}
 	}
 	switch {

@@ -26,6 +26,7 @@ func TestFrameRPC(t *testing.T) {
 		{line: `{"jsonrpc":"2.0","id":1}`, err: sdk.ErrNotRPC},
 		{line: `{"jsonrpc":"2.0","method":5}`, err: sdk.ErrMethod},
 		{line: `[1]`, err: sdk.ErrNotObject},
+		{line: `{"jsonrpc":"2.0","\x":1,"method":"m"}`, err: sdk.ErrNotObject},
 		{line: `{"jsonrpc":"2.0"`, err: sdk.ErrNotObject},
 		{line: "\xff", err: sdk.ErrNotObject},
 		{line: ``, err: sdk.ErrNotObject},
