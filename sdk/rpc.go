@@ -39,7 +39,8 @@ type RPC struct {
 	// request or notification, result.sessionId of a response (session/new
 	// answers with the new session's); "" when it names none as a string.
 	SessionID string
-	// Err says why Kind is NotRPC.
+	// Err says why Kind is NotRPC. With ErrNotRPC the members found are
+	// kept (an id without a result, say); with the others there are none.
 	Err error
 }
 
@@ -118,14 +119,15 @@ func parseRPC(data []byte) RPC {
 		}
 		r.SessionID = sessionIDIn(r.Params)
 	case r.ID == nil:
-		return RPC{Err: ErrNotRPC}
+		r.Err = ErrNotRPC
+		return r
 	case len(r.Error) > 0 && r.Error[0] == '{':
 		r.Kind = ErrorResponse
 	case r.Result != nil:
 		r.Kind = Response
 		r.SessionID = sessionIDIn(r.Result)
 	default:
-		return RPC{Err: ErrNotRPC}
+		r.Err = ErrNotRPC
 	}
 	return r
 }

@@ -23,7 +23,7 @@ func TestFrameRPC(t *testing.T) {
 		{line: `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}`, kind: sdk.ErrorResponse, id: "1", e: `{"code":-1,"message":"m"}`},
 		{line: `{"jsonrpc":"2.0","id":1,"error":"no","result":null}`, kind: sdk.Response, id: "1", e: `"no"`, result: "null"},
 		{line: `{"\u006dethod":"_acme/x","params":{"sessionId":7}}`, kind: sdk.Notification, method: "_acme/x", params: `{"sessionId":7}`},
-		{line: `{"jsonrpc":"2.0","id":1}`, err: sdk.ErrNotRPC},
+		{line: `{"jsonrpc":"2.0","id":1}`, id: "1", err: sdk.ErrNotRPC},
 		{line: `{"jsonrpc":"2.0","method":5}`, err: sdk.ErrMethod},
 		{line: `[1]`, err: sdk.ErrNotObject},
 		{line: `{"jsonrpc":"2.0","\x":1,"method":"m"}`, err: sdk.ErrNotObject},
