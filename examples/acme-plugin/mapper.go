@@ -87,7 +87,8 @@ type progressRecord struct {
 
 func (s session) update(f *sdk.Frame, m *sdk.RPC) {
 	var p struct{ Update progressRecord }
-	if json.Unmarshal(m.Params, &p) != nil || !strings.HasPrefix(p.Update.Kind, prefix) {
+	err := json.Unmarshal(m.Params, &p) // a member of the wrong type is an error, the rest still decodes
+	if !strings.HasPrefix(p.Update.Kind, prefix) {
 		return // not ours to judge: acpv2 diagnoses malformed session/update
 	}
 	u, sid := &p.Update, m.SessionID
@@ -100,6 +101,9 @@ func (s session) update(f *sdk.Frame, m *sdk.RPC) {
 		return
 	case u.Kind != ProgressKind:
 		s.w.Diag(sdk.SeverityInfo, sid, "_acme session update not mapped", u.Kind, f.Seq)
+		return
+	case err != nil:
+		bad(sdk.SeverityError, "update does not decode", "not recorded: "+err.Error())
 		return
 	case id == "":
 		bad(sdk.SeverityError, "progressId missing or not a string", "not recorded")
