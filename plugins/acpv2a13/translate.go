@@ -189,28 +189,20 @@ func mayTranslate(data []byte) bool {
 	return false
 }
 
-// params reads the members of params the translator needs.
+// params reads the members of params the translator needs (the session
+// is the head's, sdk.RPC.SessionID).
 type params struct {
-	SessionID json.RawMessage `json:"sessionId"`
-	Update    *struct {
+	Update *struct {
 		Kind         string          `json:"sessionUpdate"`
 		Capabilities json.RawMessage `json:"capabilities"`
 	} `json:"update"`
-}
-
-func sessionOf(p params) string {
-	var s string
-	if json.Unmarshal(p.SessionID, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // call translates a request or notification.
 func (t *translator) call(f *sdk.Frame, m *sdk.RPC, method string) ([]acpasr.Translated, bool) {
 	var p params
 	_ = json.Unmarshal(m.Params, &p)
-	session := sessionOf(p)
+	session := m.SessionID
 	isRequest := m.ID != nil && f.Dir == sdk.C2A
 	switch {
 	case method == "session/update" && p.Update != nil && session != "":
