@@ -43,6 +43,9 @@ func parseRPC(f *sdk.Frame, data []byte) (rpcMsg, error) {
 		g.Data = data
 		f = &g
 	}
+	// The head's members are slices of the caller's frame: the objects
+	// parsed from them must not alias it (parseObj copies what it keeps; an
+	// aliasing parseObj needs one copy of data here, the head read on it).
 	h := f.RPC()
 	if h.Kind == sdk.NotRPC {
 		return rpcMsg{}, h.Err
