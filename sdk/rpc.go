@@ -39,7 +39,8 @@ type RPC struct {
 	// request or notification, result.sessionId of a response (session/new
 	// answers with the new session's); "" when it names none as a string.
 	SessionID string
-	// Err says why Kind is NotRPC.
+	// Err says why Kind is NotRPC. With ErrNotRPC the members found are
+	// kept (an id without a result, say); with the others there are none.
 	Err error
 }
 
@@ -82,10 +83,11 @@ func sameBytes(a, b []byte) bool {
 func parseRPC(data []byte) RPC {
 	var r RPC
 	var method []byte
-	hasMethod := false
+	hasMethod, badKey := false, false
 	ok := jsonscan.Members(data, func(k, v []byte) bool {
 		key, ok := unescapedKey(k)
 		if !ok {
+			badKey = true
 			return false
 		}
 		switch string(key) {
@@ -102,7 +104,7 @@ func parseRPC(data []byte) RPC {
 		}
 		return true
 	})
-	if !ok {
+	if !ok || badKey {
 		return RPC{Err: ErrNotObject}
 	}
 	switch {
@@ -117,14 +119,15 @@ func parseRPC(data []byte) RPC {
 		}
 		r.SessionID = sessionIDIn(r.Params)
 	case r.ID == nil:
-		return RPC{Err: ErrNotRPC}
+		r.Err = ErrNotRPC
+		return r
 	case len(r.Error) > 0 && r.Error[0] == '{':
 		r.Kind = ErrorResponse
 	case r.Result != nil:
 		r.Kind = Response
 		r.SessionID = sessionIDIn(r.Result)
 	default:
-		return RPC{Err: ErrNotRPC}
+		r.Err = ErrNotRPC
 	}
 	return r
 }

@@ -1,11 +1,8 @@
 package sdk_test
 
 import (
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -26,9 +23,10 @@ func TestFrameRPC(t *testing.T) {
 		{line: `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}`, kind: sdk.ErrorResponse, id: "1", e: `{"code":-1,"message":"m"}`},
 		{line: `{"jsonrpc":"2.0","id":1,"error":"no","result":null}`, kind: sdk.Response, id: "1", e: `"no"`, result: "null"},
 		{line: `{"\u006dethod":"_acme/x","params":{"sessionId":7}}`, kind: sdk.Notification, method: "_acme/x", params: `{"sessionId":7}`},
-		{line: `{"jsonrpc":"2.0","id":1}`, err: sdk.ErrNotRPC},
+		{line: `{"jsonrpc":"2.0","id":1}`, id: "1", err: sdk.ErrNotRPC},
 		{line: `{"jsonrpc":"2.0","method":5}`, err: sdk.ErrMethod},
 		{line: `[1]`, err: sdk.ErrNotObject},
+		{line: `{"jsonrpc":"2.0","\x":1,"method":"m"}`, err: sdk.ErrNotObject},
 		{line: `{"jsonrpc":"2.0"`, err: sdk.ErrNotObject},
 		{line: "\xff", err: sdk.ErrNotObject},
 		{line: ``, err: sdk.ErrNotObject},
@@ -60,78 +58,6 @@ func TestFrameRPCCache(t *testing.T) {
 		h := sdk.Frame{Kind: k, Data: f.Data}
 		if r := h.RPC(); r.Kind != sdk.NotRPC || r.Err != nil {
 			t.Errorf("kind %d: %+v", k, *r)
-		}
-	}
-}
-
-// benchLines are wire lines of a typical turn: a prompt, streamed chunks,
-// a tool call, a permission round trip, the response.
-var benchLines = []string{
-	`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess_1","prompt":[{"type":"text","text":"fix the failing test in the parser package"}]}}`,
-	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Let me look at the parser tests first. I will run them and read the failure."}}}}`,
-	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","title":"Run go test ./parser","kind":"execute","status":"in_progress","rawInput":{"command":"go test ./parser"}}}}`,
-	`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"sess_1","toolCall":{"toolCallId":"call_1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`,
-	`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`,
-	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"` + strings.Repeat("ok  \tparser\t0.012s\n", 40) + `"}}]}}}`,
-	`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn","messageId":"u1"}}`,
-}
-
-func benchFrames(b *testing.B) ([][]byte, []sdk.Direction, int) {
-	var lines [][]byte
-	var dirs []sdk.Direction
-	n := 0
-	for i, l := range benchLines {
-		lines = append(lines, []byte(l))
-		d := sdk.A2C
-		if i == 0 || i == 4 {
-			d = sdk.C2A
-		}
-		dirs = append(dirs, d)
-		n += len(l)
-	}
-	b.SetBytes(int64(n))
-	return lines, dirs, n
-}
-
-// BenchmarkFrameBuilder is what the host's frame builder costs per turn
-// today (it reads id and method of the lines with an "id" only).
-func BenchmarkFrameBuilder(b *testing.B) {
-	lines, dirs, _ := benchFrames(b)
-	fb := pluginwire.NewFrameBuilder()
-	var out []sdk.Frame
-	for i := 0; b.Loop(); i++ {
-		out = out[:0]
-		for j, l := range lines {
-			out = fb.Line(out, uint64(i*len(lines)+j), dirs[j], time.Time{}, l)
-		}
-	}
-}
-
-// BenchmarkFrameBuilderHead adds reading every frame's head: what filling
-// it on the host would cost the host.
-func BenchmarkFrameBuilderHead(b *testing.B) {
-	lines, dirs, _ := benchFrames(b)
-	fb := pluginwire.NewFrameBuilder()
-	var out []sdk.Frame
-	for i := 0; b.Loop(); i++ {
-		out = out[:0]
-		for j, l := range lines {
-			out = fb.Line(out, uint64(i*len(lines)+j), dirs[j], time.Time{}, l)
-		}
-		for k := range out {
-			out[k].RPC()
-		}
-	}
-}
-
-// BenchmarkRPC is reading the heads of a turn's frames: what a plugin pays
-// when it asks for them.
-func BenchmarkRPC(b *testing.B) {
-	lines, _, _ := benchFrames(b)
-	for b.Loop() {
-		for _, l := range lines {
-			f := sdk.Frame{Kind: sdk.KindLine, Data: l}
-			f.RPC()
 		}
 	}
 }

@@ -31,7 +31,8 @@ func New() sdk.Mapper { return Mapper{} }
 
 // Info describes the plugin: what it claims and what it writes.
 func (Mapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: Name, Version: Version, Inputs: []string{Input}, Outputs: []sdk.Format{sdk.FormatASR}, Capabilities: []sdk.Capability{sdk.CapabilityRecord},
+	return sdk.Info{Name: Name, Version: Version, Inputs: []string{Input},
+		Outputs: []sdk.Format{sdk.FormatASR}, Capabilities: []sdk.Capability{sdk.CapabilityRecord},
 		Description: "ACME vendor extension: _acme/progress session updates → _acme/progress ASR records"}, nil
 }
 
@@ -86,7 +87,8 @@ type progressRecord struct {
 
 func (s session) update(f *sdk.Frame, m *sdk.RPC) {
 	var p struct{ Update progressRecord }
-	if json.Unmarshal(m.Params, &p) != nil || !strings.HasPrefix(p.Update.Kind, prefix) {
+	err := json.Unmarshal(m.Params, &p) // a member of the wrong type is an error, the rest still decodes
+	if !strings.HasPrefix(p.Update.Kind, prefix) {
 		return // not ours to judge: acpv2 diagnoses malformed session/update
 	}
 	u, sid := &p.Update, m.SessionID
@@ -99,6 +101,9 @@ func (s session) update(f *sdk.Frame, m *sdk.RPC) {
 		return
 	case u.Kind != ProgressKind:
 		s.w.Diag(sdk.SeverityInfo, sid, "_acme session update not mapped", u.Kind, f.Seq)
+		return
+	case err != nil:
+		bad(sdk.SeverityError, "update does not decode", "not recorded: "+err.Error())
 		return
 	case id == "":
 		bad(sdk.SeverityError, "progressId missing or not a string", "not recorded")

@@ -130,8 +130,9 @@ func noteFrames() []sdk.Frame {
 
 // TestContinuationCheckCanFail: the suite's continuation check passes a
 // mapper that continues through sdk.Streams and fails each way a mapper
-// can get continuation wrong: a second header, seqs that restart, a loss
-// declared again on the second connection.
+// can get continuation wrong: a second header (ASR-701: one stream per
+// session, across connections), seqs that restart, a loss declared again
+// on the second connection (ASR-722).
 func TestContinuationCheckCanFail(t *testing.T) {
 	start := sdk.StartRequest{Connection: "c", WireLog: "c.jsonl"}
 	if err := continuation(t.Context(), func() sdk.Mapper { return noteMapper{noBug} }, start, noteFrames()); err != nil {

@@ -234,7 +234,7 @@ func (c *conn) frame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
-	m, err := parseRPC(data)
+	m, err := parseRPC(f, data)
 	if err != nil {
 		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())
 		return
