@@ -56,13 +56,18 @@ type Reader struct {
 	// TrimCR drops a CR before the LF (a CRLF file from elsewhere). The
 	// store writes none; its readers leave it, which JSON reads as space.
 	TrimCR bool
+	// Owned makes every line Next returns the caller's: copied when it
+	// would alias the Reader's buffers, a long line's joined blocks as
+	// they are (no second copy of a line of hundreds of MiB).
+	Owned bool
 
-	br    *bufio.Reader
-	spare []byte // the first block of a long line, reused
-	tail  []byte
-	line  int
-	off   int64
-	err   error // sticky: the end, a bound, a read error
+	br      *bufio.Reader
+	spare   []byte // the first block of a long line, reused
+	tail    []byte
+	tailLen int64
+	line    int
+	off     int64
+	err     error // sticky: the end, a bound, a read error
 }
 
 // NewReader reads lines from r with the bound maxLine (see MaxLine).
@@ -95,6 +100,7 @@ func (r *Reader) Next() ([]byte, error) {
 	var cur []byte
 	var n int64 // bytes of the line so far, LF included
 	skipping := false
+	spare := false // cur is r.spare
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		m := n + int64(len(chunk))
@@ -109,7 +115,7 @@ func (r *Reader) Next() ([]byte, error) {
 			skipping, blocks, cur = true, nil, nil
 		}
 		if err == nil && n == 0 && !skipping { // the usual line, in one piece
-			return r.commit(chunk, limit)
+			return r.commit(chunk, limit, false)
 		}
 		n += int64(len(chunk))
 		if !skipping {
@@ -120,11 +126,11 @@ func (r *Reader) Next() ([]byte, error) {
 			if cur == nil {
 				want := max(len(chunk), min(blockSize, limit+1))
 				if len(blocks) == 0 && cap(r.spare) >= want {
-					cur = r.spare[:0]
+					cur, spare = r.spare[:0], true
 				} else {
-					cur = make([]byte, 0, want)
+					cur, spare = make([]byte, 0, want), false
 					if len(blocks) == 0 && want <= blockSize {
-						r.spare = cur
+						r.spare, spare = cur, true
 					}
 				}
 			}
@@ -137,13 +143,14 @@ func (r *Reader) Next() ([]byte, error) {
 				r.off += n
 				return nil, &LineTooLongError{Line: r.line, Max: limit, Len: n - 1}
 			}
-			return r.commit(join(blocks, cur, int(n)), limit)
+			return r.commit(join(blocks, cur, int(n)), limit, len(blocks) > 0 || !spare)
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
 			if n > 0 && !skipping {
 				r.tail = bytes.Clone(join(blocks, cur, int(n)))
 			}
+			r.tailLen = n
 			r.err = io.EOF
 			return nil, r.err
 		default:
@@ -155,8 +162,8 @@ func (r *Reader) Next() ([]byte, error) {
 
 // commit counts a complete line (LF included) and returns it without its
 // LF (and CR, with TrimCR), or the bound's error when only the CR let it
-// through.
-func (r *Reader) commit(b []byte, limit int) ([]byte, error) {
+// through. fresh says b is a slice the Reader does not reuse.
+func (r *Reader) commit(b []byte, limit int, fresh bool) ([]byte, error) {
 	r.line++
 	r.off += int64(len(b))
 	b = b[:len(b)-1]
@@ -169,6 +176,9 @@ func (r *Reader) commit(b []byte, limit int) ([]byte, error) {
 		}
 		r.err = &LineTooLongError{Line: r.line, Max: limit}
 		return nil, r.err
+	}
+	if r.Owned && !fresh {
+		return bytes.Clone(b), nil
 	}
 	return b, nil
 }
@@ -189,6 +199,10 @@ func join(blocks [][]byte, cur []byte, n int) []byte {
 // Tail returns the uncommitted bytes after the last LF once Next has
 // returned io.EOF (nil when none).
 func (r *Reader) Tail() []byte { return r.tail }
+
+// TailLen is the length of the bytes after the last LF: len(Tail()), or,
+// with SkipLong, the length of a tail over the bound, which is not kept.
+func (r *Reader) TailLen() int64 { return r.tailLen }
 
 // Line is the number of lines read so far, committed or skipped; after an
 // error it is the number of the last line read before it.

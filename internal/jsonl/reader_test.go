@@ -236,3 +236,40 @@ func TestCountAndPrefix(t *testing.T) {
 		t.Errorf("Count on a failing reader: %v", err)
 	}
 }
+
+func TestReaderOwned(t *testing.T) {
+	long := strings.Repeat("l", 2*bufSize)
+	r := NewReader(strings.NewReader("short\n"+long+"\n"+long+"x\nend\n"), 0)
+	r.Owned = true
+	got, err := readAll(r)
+	if !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	var kept [][]byte
+	r = NewReader(strings.NewReader("short\n"+long+"\n"+long+"x\nend\n"), 0)
+	r.Owned = true
+	for {
+		b, err := r.Next()
+		if err != nil {
+			break
+		}
+		kept = append(kept, b) // not cloned: must stay intact
+	}
+	for i := range got {
+		if string(kept[i]) != got[i] {
+			t.Errorf("line %d changed after later reads", i+1)
+		}
+	}
+}
+
+func TestReaderSkipLongTail(t *testing.T) {
+	r := NewReader(strings.NewReader("a\n"+strings.Repeat("t", 30)), 10)
+	r.SkipLong = true
+	got, err := readAll(r)
+	if !errors.Is(err, io.EOF) || len(got) != 1 {
+		t.Fatalf("%q %v", got, err)
+	}
+	if r.Tail() != nil || r.TailLen() != 30 {
+		t.Errorf("tail %q of %d bytes, want none kept of 30", r.Tail(), r.TailLen())
+	}
+}

@@ -9,7 +9,8 @@ import (
 // allowedModules are the only non-standard packages sdk/asr may import:
 // the JSON Schema validator behind Validate (itself pure Go, no cgo), and
 // sdk/jsonscan, which imports the standard library only (checked below).
-var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/acptap/acptap/sdk/jsonscan"}
+var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/acptap/acptap/sdk/jsonscan",
+	"github.com/acptap/acptap/internal/jsonl"}
 
 // TestImportsStdlibOnly keeps the model free of host and third-party
 // imports (but allowedModules), so every plugin and tool can use it.
