@@ -13,6 +13,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -261,12 +262,12 @@ func (s *eventStore) loadFile(path string, st *aep.Stream) (n int, torn bool, er
 		return 0, false, err
 	}
 	defer f.Close()
-	r := newLineReader(f, 0)
+	r := jsonl.NewReader(f, maxLine)
 	for {
-		off := r.off
-		line, err := r.next()
+		off := r.Offset()
+		line, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return n, r.torn, nil
+			return n, r.TailLen() > 0, nil
 		}
 		if err != nil {
 			return n, false, err

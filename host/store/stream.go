@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/jsonl"
 )
 
 // Repair reports a torn tail cut from a JSONL file when it was reopened.
@@ -76,23 +78,7 @@ func openLines(path string) (*StreamWriter, *Repair, error) {
 
 // scanLines counts LFs and returns the offset just after the last one.
 func scanLines(f *os.File) (lines int, committed, size int64, err error) {
-	buf := make([]byte, 256<<10)
-	var off int64
-	for {
-		n, rerr := f.Read(buf)
-		chunk := buf[:n]
-		lines += bytes.Count(chunk, []byte{'\n'})
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			committed = off + int64(i) + 1
-		}
-		off += int64(n)
-		if errors.Is(rerr, io.EOF) {
-			return lines, committed, off, nil
-		}
-		if rerr != nil {
-			return 0, 0, 0, rerr
-		}
-	}
+	return jsonl.Count(f)
 }
 
 // cutTail copies bytes [committed, size) to a backup file, then truncates.
