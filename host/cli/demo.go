@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/jsonl"
 )
 
 func runDemo(env *Env, args []string) int {
@@ -134,22 +135,23 @@ func countTypes(path string) (map[string]int, int, error) {
 	defer f.Close()
 	counts := map[string]int{}
 	lines := 0
-	r := bufio.NewReaderSize(f, 1<<16)
+	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			lines++
-			var v struct {
-				Type string `json:"type"`
-			}
-			if json.Unmarshal(line, &v) != nil || v.Type == "" {
-				v.Type = "(other)"
-			}
-			counts[v.Type]++
-		}
-		if err != nil {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil {
+			return nil, 0, err
+		}
+		lines++
+		var v struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &v) != nil || v.Type == "" {
+			v.Type = "(other)"
+		}
+		counts[v.Type]++
 	}
 	return counts, lines, nil
 }
