@@ -17,6 +17,7 @@ import (
 	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 func runDemo(env *Env, args []string) int {
@@ -46,7 +47,7 @@ func runDemo(env *Env, args []string) int {
 		dir = d
 	}
 	work := filepath.Join(dir, "workspace")
-	if err := os.MkdirAll(work, 0o700); err != nil {
+	if err := private.MkdirAll(work); err != nil {
 		fmt.Fprintf(env.Stderr, "acptap demo: %v\n", err)
 		return ExitFailure
 	}

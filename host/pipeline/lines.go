@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // countLines counts the LF-terminated lines of a file.
@@ -31,7 +32,7 @@ func copyLines(src, dst string, n int) error {
 	if err != nil {
 		return fmt.Errorf("copy prior lines: %w", err)
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := private.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return fmt.Errorf("copy prior lines: %w", err)
 	}

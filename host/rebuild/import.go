@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -29,10 +29,10 @@ func importWire(src, dst string) error {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
 	defer in.Close()
-	if err := store.MkdirPrivate(filepath.Dir(dst)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, store.FileMode)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}

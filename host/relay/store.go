@@ -14,6 +14,7 @@ import (
 
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -97,7 +98,7 @@ func (s *eventStore) writer(path string) (*openFile, error) {
 		s.lru.MoveToFront(f.elem)
 		return f, nil
 	}
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	for len(s.open) >= s.maxOpen {

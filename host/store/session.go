@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // OpenStream opens the session's ASR stream for appending, creating it and
@@ -48,7 +49,7 @@ func (s *Store) OpenPluginStream(id, plugin string) (*StreamWriter, *Repair, err
 // line, with the same torn-tail repair as OpenStream.
 func (s *Store) OpenAEP(id string) (*StreamWriter, *Repair, error) {
 	path := s.AEPPath(id)
-	if err := MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, nil, fmt.Errorf("open aep file: %w", err)
 	}
 	return openLines(path)
@@ -180,7 +181,7 @@ func (s *Store) NextConnection(id string) (int, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("count connections: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(strconv.Itoa(n+1)+"\n")); err != nil {
+	if err := private.WriteFileAtomic(path, []byte(strconv.Itoa(n+1)+"\n")); err != nil {
 		return 0, fmt.Errorf("count connections: %w", err)
 	}
 	return n, nil

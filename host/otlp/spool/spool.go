@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // Kind is the OTLP signal of an item.
@@ -76,7 +76,7 @@ func Open(dir string, maxBytes int64) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	if err := store.MkdirPrivate(dir); err != nil {
+	if err := private.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("otlp spool: %w", err)
 	}
 	s := &Spool{dir: dir, max: maxBytes}
@@ -344,11 +344,11 @@ func (s *Spool) read(name string) (*Segment, int64, error) {
 
 func writeFile(path string, b []byte) error {
 	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, store.FileMode)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, private.FileMode)
 	if err != nil {
 		return fmt.Errorf("otlp spool: %w", err)
 	}
-	err = f.Chmod(store.FileMode) // the store's modes, whatever the umask
+	err = f.Chmod(private.FileMode) // the store's modes, whatever the umask
 	if err == nil {
 		_, err = f.Write(b)
 	}
