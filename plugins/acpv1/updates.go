@@ -5,6 +5,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/replay"
 )
 
@@ -109,7 +110,7 @@ func (t *translator) toolCall(f *sdk.Frame, m rpc, s *session, kind string, u ob
 		if diffs {
 			nu["content"] = array(items)
 			changed = true
-			hint = acpasr.Hint{Session: s.id, Lossy: []string{LossDiffOperations}}
+			hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
 		}
 	}
 	if !changed {

@@ -6,23 +6,6 @@ import (
 	"strings"
 )
 
-// Loss categories the validator knows (ASR-722).
-const (
-	LossToolResultContent = "tool_result.content"
-	LossMessageAuthor     = "message.author"
-	LossInference         = "inference"
-	LossUsage             = "usage"
-	LossTimestamps        = "timestamps"
-	LossReasoning         = "reasoning"
-	LossRevisionHistory   = "revision_history"
-	LossToolStatus        = "_org.agent-session.acp/tool_status_transitions"
-	// LossCaptureGap is acptap's: frames were not observed (a capture gap).
-	LossCaptureGap = "_org.acptap/capture_gap"
-	// LossUnmappedFrames is acptap's: a plugin gave up before mapping every
-	// frame of the wire log (the host declares it).
-	LossUnmappedFrames = "_org.acptap/unmapped_frames"
-)
-
 // acpAlways are the categories that always apply to a stream recorded from
 // ACP (ASR-722).
 var acpAlways = []string{LossInference, LossMessageAuthor, LossTimestamps, LossUsage}
