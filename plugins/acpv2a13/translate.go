@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
