@@ -163,4 +163,8 @@ const (
 	// against the ACP v1 schema is not sent (the report's omitted list
 	// says why).
 	LossV1Invalid = "_org.acptap/v1_invalid"
+	// LossV1Compaction: v1 agents send compaction updates only to a client
+	// that advertised session.compaction; to one that did not, `acptap
+	// replay --serve` leaves them out.
+	LossV1Compaction = "_org.acptap/v1_compaction"
 )
