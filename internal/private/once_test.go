@@ -1,12 +1,12 @@
 package private
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/acptap/acptap/internal/gofiles"
 )
 
 // modeUses are the ways a private mode or directory gets written by hand
@@ -29,33 +29,14 @@ var modeAllowed = map[string]bool{
 // private. Tests, test peers, examples and benchmarks are not the product
 // and are not checked.
 func TestModesWrittenOnce(t *testing.T) {
-	root := filepath.Join("..", "..")
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	skip := func(rel string, dir bool) bool {
+		if dir {
+			return rel == "examples" || rel == "bench" || rel == "internal/private" || rel == "internal/testpeers"
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			switch {
-			case rel == ".":
-				return nil
-			case rel == "testdata", rel == "examples", rel == "bench", strings.HasPrefix(rel, "."),
-				strings.HasSuffix(rel, "/testdata"), rel == "internal/private", rel == "internal/testpeers":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || modeAllowed[rel] {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		checked++
-		for i, line := range strings.Split(string(b), "\n") {
+		return modeAllowed[rel]
+	}
+	checked, err := gofiles.Walk(filepath.Join("..", ".."), skip, func(rel string, src []byte) error {
+		for i, line := range strings.Split(string(src), "\n") {
 			code := quoted.ReplaceAllString(line, `""`) // help text may name the modes
 			code, _, _ = strings.Cut(code, "//")
 			if m := modeUses.FindString(code); m != "" {

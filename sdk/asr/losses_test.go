@@ -4,13 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acptap/acptap/internal/gofiles"
 )
 
 // lossConsts reads losses.go: every loss constant's name and value.
@@ -78,45 +79,27 @@ func TestLossLiteralsDefinedOnce(t *testing.T) {
 		seen[v] = true
 	}
 	want := distinctive(consts)
-	root := filepath.Join("..", "..")
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || rel == "sdk/asr/losses.go" {
-			return nil
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			v, err := strconv.Unquote(lit.Value)
+	checked, err := gofiles.Walk(filepath.Join("..", ".."), func(rel string, dir bool) bool { return rel == "sdk/asr/losses.go" },
+		func(rel string, src []byte) error {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
 			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				if v, err := strconv.Unquote(lit.Value); err == nil {
+					if name, ok := want[v]; ok {
+						t.Errorf("%s:%d: %q: use asr.%s", rel, fset.Position(lit.Pos()).Line, v, name)
+					}
+				}
 				return true
-			}
-			if name, ok := want[v]; ok {
-				t.Errorf("%s:%d: %q: use asr.%s", rel, fset.Position(lit.Pos()).Line, v, name)
-			}
-			return true
+			})
+			return nil
 		})
-		return nil
-	})
 	if err != nil {
 		t.Fatal(err)
 	}
