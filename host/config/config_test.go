@@ -364,3 +364,31 @@ func nest(p []string) map[string]any {
 	}
 	return v.(map[string]any)
 }
+
+// TestEveryKeyDocumented: every fixed key the struct tags give is in
+// docs/config.md, spelled in full (`log.level`) or, in a row that names
+// its section (`ship.nats.tls_ca`, `tls_cert`), by its last part.
+func TestEveryKeyDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	paths := leafPaths(schema, nil)
+	if len(paths) < 40 {
+		t.Fatalf("only %d keys read from the tags", len(paths))
+	}
+	for _, p := range paths {
+		full := "`" + strings.Join(p, ".") + "`"
+		found := strings.Contains(string(doc), full)
+		for _, l := range lines {
+			if found || len(p) < 2 {
+				break
+			}
+			found = strings.Contains(l, "`"+strings.Join(p[:len(p)-1], ".")+".") && strings.Contains(l, "`"+p[len(p)-1]+"`")
+		}
+		if !found {
+			t.Errorf("%s is not in docs/config.md", full)
+		}
+	}
+}
