@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 func runDemo(env *Env, args []string) int {
@@ -45,7 +47,7 @@ func runDemo(env *Env, args []string) int {
 		dir = d
 	}
 	work := filepath.Join(dir, "workspace")
-	if err := os.MkdirAll(work, 0o700); err != nil {
+	if err := private.MkdirAll(work); err != nil {
 		fmt.Fprintf(env.Stderr, "acptap demo: %v\n", err)
 		return ExitFailure
 	}
@@ -134,22 +136,23 @@ func countTypes(path string) (map[string]int, int, error) {
 	defer f.Close()
 	counts := map[string]int{}
 	lines := 0
-	r := bufio.NewReaderSize(f, 1<<16)
+	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			lines++
-			var v struct {
-				Type string `json:"type"`
-			}
-			if json.Unmarshal(line, &v) != nil || v.Type == "" {
-				v.Type = "(other)"
-			}
-			counts[v.Type]++
-		}
-		if err != nil {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil {
+			return nil, 0, err
+		}
+		lines++
+		var v struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &v) != nil || v.Type == "" {
+			v.Type = "(other)"
+		}
+		counts[v.Type]++
 	}
 	return counts, lines, nil
 }

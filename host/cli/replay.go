@@ -7,12 +7,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/acptap/acptap/host/filekind"
+	"github.com/acptap/acptap/internal/private"
 
 	hclog "github.com/hashicorp/go-hclog"
 
@@ -168,7 +170,7 @@ func writeReport(env *Env, path string, report []byte) error {
 		_, err := env.Stderr.Write(report)
 		return err
 	}
-	return os.WriteFile(path, report, store.FileMode)
+	return os.WriteFile(path, report, private.FileMode)
 }
 
 // replayPlugin is a plugin process with the replay capability.

@@ -17,13 +17,6 @@ import (
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// Loss categories of a byte-level replay, beyond the seed's.
-const (
-	lossCaptureGap    = "_org.acptap/capture_gap"    // frames the recorder did not observe
-	lossAgentRequests = "_org.acptap/agent_requests" // permission and elicitation requests are not sent again
-	lossMissingWire   = "_org.acptap/missing_wire_log"
-)
-
 // wireDirs lists where the wire logs a stream names may be: the store's
 // wire directory, and the one of the store the stream file sits in
 // (<store>/sessions/<id>/stream.asr.jsonl).
@@ -62,7 +55,7 @@ func captureReplay(path string, dirs []string, out io.Writer) (replay.LossReport
 		p, ok := findWire(dirs, name)
 		if !ok {
 			info.Missing = append(info.Missing, name)
-			tally.Add(lossMissingWire, 1, name)
+			tally.Add(asr.LossMissingWire, 1, name)
 			continue
 		}
 		r, err := wire.Open(p)
@@ -191,7 +184,7 @@ func (c *capture) log(path string) error {
 		switch e.Type {
 		case wire.TypeGap:
 			c.info.Gaps++
-			c.tally.Add(lossCaptureGap, int(e.Gap.Frames), e.Gap.Reason)
+			c.tally.Add(asr.LossCaptureGap, int(e.Gap.Frames), e.Gap.Reason)
 			continue
 		case wire.TypeFrame:
 		default:
@@ -220,7 +213,7 @@ func (c *capture) log(path string) error {
 				}
 				keep = append(keep, el)
 			case e.Dir == sdk.A2C && h.Method != "" && id != "" && h.Params.SessionID == c.sid:
-				c.tally.Add(lossAgentRequests, 1, h.Method)
+				c.tally.Add(asr.LossAgentRequests, 1, h.Method)
 			}
 		}
 		if len(keep) == 0 {

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 )
@@ -75,13 +75,13 @@ func runRoundtrip(env *Env, args []string) int {
 		return ExitFailure
 	}
 	if *keep != "" {
-		if err := os.WriteFile(*keep, rt.recorded, store.FileMode); err != nil {
+		if err := os.WriteFile(*keep, rt.recorded, private.FileMode); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap roundtrip: %s\n", oneLine(err))
 			return ExitFailure
 		}
 	}
 	if *reportPath != "" {
-		if err := os.WriteFile(*reportPath, rt.report.Marshal(), store.FileMode); err != nil {
+		if err := os.WriteFile(*reportPath, rt.report.Marshal(), private.FileMode); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap roundtrip: %s\n", oneLine(err))
 			return ExitFailure
 		}

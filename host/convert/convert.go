@@ -19,6 +19,7 @@ import (
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -371,7 +372,7 @@ func prepare(ctx context.Context, input string, opts Options) (path string, sum 
 		src = f
 	}
 	dir := filepath.Join(opts.Store.Root(), "tmp")
-	if err := store.MkdirPrivate(dir); err != nil {
+	if err := private.MkdirAll(dir); err != nil {
 		return "", nil, 0, cleanup, fmt.Errorf("spool: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, "convert-input-*")

@@ -8,70 +8,59 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+
+	"github.com/acptap/acptap/internal/jsonl"
 )
 
-// lineReader reads LF-terminated lines of any length up to max bytes,
-// numbering them from 1. A longer line is consumed without being kept.
+// lineReader reads the lines of a log to convert, up to max bytes each,
+// numbering them from 1: jsonl's reader, with the rules of a foreign file
+// — a CR before the LF is dropped, a longer line is consumed and reported
+// without being kept, and a final line without LF is a line (a hand-made
+// log need not end in one; the torn-tail rule is the store's).
 type lineReader struct {
-	br   *bufio.Reader
+	lr   *jsonl.Reader
 	max  int
-	buf  []byte
 	line int
+	eof  bool
 }
 
-// maxKept caps the line buffer kept between lines, so one huge line does not
-// pin its memory for the rest of the file.
-const maxKept = 4 << 20
-
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	lr := jsonl.NewReader(r, max)
+	lr.SkipLong, lr.TrimCR = true, true
+	return &lineReader{lr: lr, max: max}
 }
 
 // next returns the next line without its LF (and without a CR before it),
 // whether it was longer than max (then line is nil), and its length
-// without the LF. The line's number is l.line. It returns io.EOF at the end; a final line without LF is
-// returned like the others.
+// without the LF. The line's number is l.line. It returns io.EOF at the
+// end; a final line without LF is returned like the others.
 func (l *lineReader) next() (line []byte, n int, tooLong bool, err error) {
-	if cap(l.buf) > maxKept {
-		l.buf = nil
+	if l.eof {
+		return nil, 0, false, io.EOF
 	}
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		n += len(chunk)
-		if !tooLong {
-			if len(l.buf)+len(chunk) > l.max+2 { // +2: the CR LF that are not part of the line
-				tooLong = true
-				l.buf = l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
+	b, err := l.lr.Next()
+	var tl *jsonl.LineTooLongError
+	switch {
+	case err == nil:
+		l.line = l.lr.Line()
+		return b, len(b), false, nil
+	case errors.As(err, &tl):
+		l.line = tl.Line
+		return nil, int(tl.Len), true, nil
+	case errors.Is(err, io.EOF):
+		l.eof = true
+		if l.lr.TailLen() == 0 {
+			return nil, 0, false, io.EOF
 		}
-		switch {
-		case err == nil:
-			l.line++
-			return l.trim(tooLong, n-1)
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if n == 0 {
-				return nil, 0, false, io.EOF
-			}
-			l.line++
-			return l.trim(tooLong, n)
-		default:
-			return nil, 0, false, err
+		l.line = l.lr.Line() + 1
+		tail := l.lr.Tail()
+		if tail == nil || len(bytes.TrimSuffix(tail, []byte{'\r'})) > l.max {
+			return nil, int(l.lr.TailLen()), true, nil
 		}
+		return bytes.TrimSuffix(tail, []byte{'\r'}), len(tail), false, nil
+	default:
+		return nil, 0, false, err
 	}
-}
-
-func (l *lineReader) trim(tooLong bool, n int) ([]byte, int, bool, error) {
-	b := bytes.TrimSuffix(l.buf, []byte{'\n'})
-	b = bytes.TrimSuffix(b, []byte{'\r'})
-	if tooLong || len(b) > l.max {
-		return nil, n, true, nil
-	}
-	return b, n, false, nil
 }
 
 // countingReader counts the bytes read through it, for progress.

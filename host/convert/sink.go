@@ -9,6 +9,7 @@ import (
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // countingSink counts what the plugins produce, by record and event type,
@@ -91,7 +92,7 @@ func (c *countingSink) Gap(plugin string, primary bool, through uint64, reason s
 	c.inner.Gap(plugin, primary, through, reason)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.losses[pipeline.UnmappedLoss] = true
+	c.losses[asr.LossUnmappedFrames] = true
 }
 
 func (c *countingSink) fill(r *Result) {

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // countLines counts the LF-terminated lines of a file.
@@ -14,20 +16,8 @@ func countLines(path string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	n := 0
-	for {
-		_, err := r.ReadSlice('\n')
-		switch err {
-		case nil:
-			n++
-		case bufio.ErrBufferFull:
-		case io.EOF:
-			return n, nil
-		default:
-			return n, err
-		}
-	}
+	n, _, _, err := jsonl.Count(f)
+	return n, err
 }
 
 // copyLines writes the first n LF-terminated lines of src to a new file dst
@@ -38,24 +28,15 @@ func copyLines(src, dst string, n int) error {
 		return fmt.Errorf("copy prior lines: %w", err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	end, _, err := jsonl.Prefix(in, n)
 	if err != nil {
 		return fmt.Errorf("copy prior lines: %w", err)
 	}
-	w := bufio.NewWriterSize(out, 1<<16)
-	r := bufio.NewReaderSize(in, 1<<16)
-	for i := 0; i < n; {
-		chunk, err := r.ReadSlice('\n')
-		w.Write(chunk)
-		if err == nil {
-			i++
-			continue
-		}
-		if err != bufio.ErrBufferFull {
-			break
-		}
+	out, err := private.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return fmt.Errorf("copy prior lines: %w", err)
 	}
-	if err := w.Flush(); err != nil {
+	if _, err := io.Copy(out, io.NewSectionReader(in, 0, end)); err != nil {
 		out.Close()
 		return fmt.Errorf("copy prior lines: %w", err)
 	}

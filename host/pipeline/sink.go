@@ -14,11 +14,8 @@ import (
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
-
-// UnmappedLoss is the loss category the host declares in a stream when its
-// plugin gave up before mapping every frame of the wire log.
-const UnmappedLoss = "_org.acptap/unmapped_frames"
 
 type streamKey struct {
 	plugin  string
@@ -322,7 +319,7 @@ func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason stri
 		seq := w.Lines() // the header is seq 0, so the next record's seq is the line count
 		rec, _ := json.Marshal(map[string]any{
 			"type": "declaration", "seq": seq, "id": fmt.Sprintf("r%d", seq),
-			"lossy": []string{UnmappedLoss},
+			"lossy": []string{asr.LossUnmappedFrames},
 			"_meta": map[string]any{"org.acptap/unmapped": map[string]any{
 				"plugin": plugin, "mappedThroughWireSeq": through, "reason": reason}},
 		})

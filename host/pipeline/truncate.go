@@ -1,13 +1,12 @@
 package pipeline
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 
+	"github.com/acptap/acptap/internal/jsonl"
 	hclog "github.com/hashicorp/go-hclog"
 )
 
@@ -23,21 +22,13 @@ func truncateLines(path string, n int, log hclog.Logger) error {
 		return fmt.Errorf("truncate %s: %w", path, err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	var off int64
-	for lines := 0; lines < n; {
-		b, err := r.ReadSlice('\n')
-		off += int64(len(b))
-		switch {
-		case err == nil:
-			lines++
-		case errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, io.EOF):
-			log.Warn("the stream has fewer lines than the finished connection started with; continuing it", "file", path, "want", n, "have", lines)
-			return nil
-		default:
-			return fmt.Errorf("truncate %s: %w", path, err)
-		}
+	off, lines, err := jsonl.Prefix(f, n)
+	if err != nil {
+		return fmt.Errorf("truncate %s: %w", path, err)
+	}
+	if lines < n {
+		log.Warn("the stream has fewer lines than the finished connection started with; continuing it", "file", path, "want", n, "have", lines)
+		return nil
 	}
 	if err := f.Truncate(off); err != nil {
 		return fmt.Errorf("truncate %s: %w", path, err)

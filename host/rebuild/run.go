@@ -16,6 +16,7 @@ import (
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -97,7 +98,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	started := time.Now()
 	root := o.Store.Root()
 	tmp := filepath.Join(root, "tmp")
-	if err := store.MkdirPrivate(tmp); err != nil {
+	if err := private.MkdirAll(tmp); err != nil {
 		return nil, err
 	}
 	unlock, err := lockStore(filepath.Join(tmp, lockFile))

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/acptap/acptap/host/httpguard"
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // TokenFile is the generated token's file under the relay's root. The
@@ -46,7 +46,7 @@ func LoadOrCreateToken(path string) (tok string, created bool, err error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false, err
 	}
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return "", false, err
 	}
 	var b [32]byte
@@ -54,7 +54,7 @@ func LoadOrCreateToken(path string) (tok string, created bool, err error) {
 		return "", false, err
 	}
 	tok = hex.EncodeToString(b[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, store.FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
 		return "", false, fmt.Errorf("token file: %w", err)
 	}

@@ -1,11 +1,7 @@
 package relay
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,44 +12,6 @@ import (
 
 // maxLine bounds one stored line when reading the store back.
 const maxLine = 64 << 20
-
-// lineReader reads the LF-terminated lines of a file, tracking offsets;
-// bytes after the last LF are a torn tail, never a line.
-type lineReader struct {
-	r    *bufio.Reader
-	off  int64
-	torn bool
-	buf  []byte
-}
-
-func newLineReader(r io.Reader, off int64) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 256<<10), off: off}
-}
-
-// next returns the next line without its LF (valid until the next call),
-// or io.EOF.
-func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.buf = append(l.buf, chunk...)
-		if len(l.buf) > maxLine {
-			return nil, fmt.Errorf("a line at offset %d is longer than %d bytes", l.off, maxLine)
-		}
-		switch {
-		case err == nil:
-			l.off += int64(len(l.buf))
-			return bytes.TrimSuffix(l.buf, []byte("\n")), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			l.torn = len(l.buf) > 0
-			return nil, io.EOF
-		default:
-			return nil, err
-		}
-	}
-}
 
 // Resume is a resume position (AEP-0003 §7): deliver strictly after
 // (Epoch, Seq) of Session.

@@ -13,7 +13,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/eventstream"
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk/aep"
 	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
@@ -143,7 +143,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	if err := store.MkdirPrivate(opts.Root); err != nil {
+	if err := private.MkdirAll(opts.Root); err != nil {
 		return nil, fmt.Errorf("relay store: %w", err)
 	}
 	v, err := aepcheck.DefaultValidator()

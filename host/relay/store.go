@@ -13,6 +13,8 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -96,7 +98,7 @@ func (s *eventStore) writer(path string) (*openFile, error) {
 		s.lru.MoveToFront(f.elem)
 		return f, nil
 	}
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	for len(s.open) >= s.maxOpen {
@@ -261,12 +263,12 @@ func (s *eventStore) loadFile(path string, st *aep.Stream) (n int, torn bool, er
 		return 0, false, err
 	}
 	defer f.Close()
-	r := newLineReader(f, 0)
+	r := jsonl.NewReader(f, maxLine)
 	for {
-		off := r.off
-		line, err := r.next()
+		off := r.Offset()
+		line, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return n, r.torn, nil
+			return n, r.TailLen() > 0, nil
 		}
 		if err != nil {
 			return n, false, err

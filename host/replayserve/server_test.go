@@ -14,6 +14,7 @@ import (
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // serve runs a server over the lines in, with the real replay plugins in
@@ -121,7 +122,7 @@ func TestV1Methods(t *testing.T) {
 	}
 	res := byID[2]["result"].(map[string]any)
 	rep := res["_meta"].(map[string]any)["org.acptap/replay"].(map[string]any)["lossReport"].(map[string]any)
-	if updates == 0 || rep["target"] != replay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), replay.LossV1Compaction) {
+	if updates == 0 || rep["target"] != replay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), asr.LossV1Compaction) {
 		t.Errorf("load: %d updates, report %v", updates, jsonOf(rep))
 	}
 	for id, code := range map[float64]float64{3: codeNotFound, 4: codeRecording, 5: codeRecording, 6: codeRecording} {

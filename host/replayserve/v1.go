@@ -114,7 +114,7 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
 	}
-	rep.AddCategory(replay.LossV1Compaction, compactions, "the client did not advertise session.compaction")
+	rep.AddCategory(asr.LossV1Compaction, compactions, "the client did not advertise session.compaction")
 	rep.Updates -= compactions
 	s.logger.Info("replayed", "stream", path, "target", replay.TargetV1, "updates", rep.Updates)
 	result := map[string]any{"_meta": map[string]any{"org.acptap/replay": map[string]any{"recording": true, "lossReport": rep}}}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 const revision = "acp/2@2.0.0-alpha.9"
@@ -96,8 +96,8 @@ stall_timeout = "3s"
 	}
 	decl := recs[2]
 	lossy, _ := decl["lossy"].([]any)
-	if !slices.Contains(lossy, any(pipeline.UnmappedLoss)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
-		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, pipeline.UnmappedLoss)
+	if !slices.Contains(lossy, any(asr.LossUnmappedFrames)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
+		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, asr.LossUnmappedFrames)
 	}
 	if !exists(streamPath(root, e2eSession, "")) {
 		t.Error("acpv2 wrote no stream beside the stalled plugin")

@@ -73,7 +73,7 @@ func options(cfg acpasr.Config, mode sdk.Mode) acpasr.Options {
 		Version:     Version,
 		Plugin:      asr.Plugin{Name: Name, Version: Version},
 		Source:      asr.Source{Format: "acp", FormatVersion: SourceFormatVersion},
-		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), LossTurnState),
+		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), asr.LossV1TurnState),
 		Config:      cfg,
 		ModeUpdates: true,
 		// Unstable: a superset of stable v1 (its unstable methods and

@@ -139,7 +139,7 @@ func checkHeader(t *testing.T, h record, method string) {
 		t.Errorf("producer = %v", p)
 	}
 	lossy, _ := json.Marshal(p["lossy"])
-	if !strings.Contains(string(lossy), acpv1.LossTurnState) {
+	if !strings.Contains(string(lossy), asr.LossV1TurnState) {
 		t.Errorf("producer.lossy = %s", lossy)
 	}
 	agent, _ := json.Marshal(h["agent"])
@@ -169,7 +169,7 @@ func checkV1Records(t *testing.T, rs []record) {
 			}
 		}
 	}
-	for _, c := range []string{acpv1.LossMessageBoundaries, acpv1.LossDiffOperations, acpv1.LossTerminalOutput, asr.LossToolStatus, asr.LossToolResultContent} {
+	for _, c := range []string{asr.LossV1MessageBoundaries, asr.LossV1DiffOperations, asr.LossV1TerminalOutput, asr.LossToolStatus, asr.LossToolResultContent} {
 		if !declared[c] {
 			t.Errorf("loss %s not declared", c)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -106,8 +107,8 @@ func TestToolCallCancelAuditedWithOutcome(t *testing.T) {
 	if len(results) != 1 || results[0]["status"] != "cancelled" {
 		t.Errorf("tool_result = %s, want cancelled", js(results))
 	}
-	if !slices.Contains(lossyOf(recs), LossControls) {
-		t.Errorf("lossy %v lacks %s", lossyOf(recs), LossControls)
+	if !slices.Contains(lossyOf(recs), asr.LossControls) {
+		t.Errorf("lossy %v lacks %s", lossyOf(recs), asr.LossControls)
 	}
 }
 

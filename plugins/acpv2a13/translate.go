@@ -10,12 +10,8 @@ import (
 
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
-
-// LossControls is acptap's loss category for the client-initiated controls
-// a tool call or terminal advertises (capabilities.cancel): ASR has no
-// field for them. The cancel requests themselves are audit records.
-const LossControls = "_org.acptap/controls"
 
 // errFinished is returned when Map or Finish is called after Finish.
 var errFinished = errors.New("acpv2a13: session already finished")
@@ -209,7 +205,7 @@ func (t *translator) call(f *sdk.Frame, m *sdk.RPC, method string) ([]acpasr.Tra
 		// Controls a tool call or terminal advertises: no ASR field.
 		if (p.Update.Kind == "tool_call_update" || p.Update.Kind == "terminal_update") &&
 			len(p.Update.Capabilities) > 0 && string(p.Update.Capabilities) != "null" {
-			return []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: session, Lossy: []string{LossControls}}}}, false
+			return []acpasr.Translated{{Frame: *f, Hint: acpasr.Hint{Session: session, Lossy: []string{asr.LossControls}}}}, false
 		}
 		return nil, true
 	case method == "session/set_title" && isRequest:

@@ -253,7 +253,7 @@ func (c *conn) gapFrame(f *sdk.Frame) {
 	c.gap = true
 	c.diag(sdk.SeverityWarning, "", "capture gap",
 		fmt.Sprintf("%d frames (%d bytes) not observed: %s", f.Gap.Frames, f.Gap.Bytes, f.Gap.Reason))
-	c.w.Gap(f, lossCaptureGap)
+	c.w.Gap(f, asr.LossCaptureGap)
 }
 
 // sessionFrame takes what the store knows of a session this connection
