@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acptap/acptap/host/convert"
+	"github.com/acptap/acptap/host/logimport"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 )
@@ -36,7 +36,7 @@ func runConvert(env *Env, args []string) int {
 			"unless --force is given. Exits 1 if a LOG could not be read or converted, or a plugin could\n"+
 			"not map it completely; 2 on bad usage.")
 	c.register(fs)
-	fs.StringVar(&from, "from", "", "what the LOGs are: "+strings.Join(convert.Froms, ", ")+" (required)")
+	fs.StringVar(&from, "from", "", "what the LOGs are: "+strings.Join(logimport.Froms, ", ")+" (required)")
 	maxLine := registerMaxLine(fs)
 	fs.BoolVar(&force, "force", false, "convert a LOG again although its wire log exists; the files it rewrites are kept as <file>.prev-<unix-nanoseconds>")
 	inputs, code, ok := parseInterspersed(fs, args)
@@ -45,10 +45,10 @@ func runConvert(env *Env, args []string) int {
 	}
 	switch {
 	case from == "":
-		fmt.Fprintf(env.Stderr, "acptap convert: --from is required (supported: %s)\n", strings.Join(convert.Froms, ", "))
+		fmt.Fprintf(env.Stderr, "acptap convert: --from is required (supported: %s)\n", strings.Join(logimport.Froms, ", "))
 		return ExitUsage
-	case !slices.Contains(convert.Froms, from):
-		fmt.Fprintf(env.Stderr, "acptap convert: --from %q is not supported (supported: %s)\n", from, strings.Join(convert.Froms, ", "))
+	case !slices.Contains(logimport.Froms, from):
+		fmt.Fprintf(env.Stderr, "acptap convert: --from %q is not supported (supported: %s)\n", from, strings.Join(logimport.Froms, ", "))
 		return ExitUsage
 	case len(inputs) == 0:
 		fmt.Fprintln(env.Stderr, "acptap convert: no LOG given")
@@ -96,7 +96,7 @@ func runConvert(env *Env, args []string) int {
 		<-ctx.Done()
 		stop() // a second interrupt kills
 	}()
-	opts := convert.Options{Store: st, From: from, Force: force, Stdin: env.Stdin, MaxLine: *maxLine,
+	opts := logimport.Options{Store: st, From: from, Force: force, Stdin: env.Stdin, MaxLine: *maxLine,
 		Pipeline: pipeline.Options{
 			Revisions: revs, SchemaRevision: cfg.SchemaRevision, DefaultRevision: from,
 			Configs: cat.Configs, Launch: launcher(cat, logger), Logger: logger,
@@ -104,7 +104,7 @@ func runConvert(env *Env, args []string) int {
 		}}
 	var bar *progressBar
 	if isTerminal(env.Stderr) {
-		opts.Progress = &convert.Progress{}
+		opts.Progress = &logimport.Progress{}
 		bar = startProgress(env.Stderr, opts.Progress)
 	}
 
@@ -124,7 +124,7 @@ func runConvert(env *Env, args []string) int {
 		}
 		logger.Info("convert", "input", in, "from", from, "force", force)
 		bar.resume()
-		res, err := convert.Convert(ctx, in, opts)
+		res, err := logimport.Convert(ctx, in, opts)
 		bar.pause()
 		switch {
 		case err != nil && res != nil && res.Wrote:
@@ -164,7 +164,7 @@ func runConvert(env *Env, args []string) int {
 
 // convertError words a conversion error for stderr ("LOG: why").
 func convertError(err error) string {
-	return strings.TrimPrefix(oneLine(err), convert.ErrNotReadable.Error()+": ")
+	return strings.TrimPrefix(oneLine(err), logimport.ErrNotReadable.Error()+": ")
 }
 
 // convertTotals sums the results of several inputs.
@@ -175,7 +175,7 @@ type convertTotals struct {
 	sessions                   map[string]bool
 }
 
-func (t *convertTotals) add(r *convert.Result) {
+func (t *convertTotals) add(r *logimport.Result) {
 	if r.Existed {
 		t.existed++
 		return
@@ -200,7 +200,7 @@ func (t *convertTotals) print(w io.Writer) {
 }
 
 // printConvertResult writes one input's summary.
-func printConvertResult(w io.Writer, st *store.Store, r *convert.Result) {
+func printConvertResult(w io.Writer, st *store.Store, r *logimport.Result) {
 	name := r.Input
 	if name == "-" {
 		name = "(stdin)"
@@ -229,14 +229,14 @@ func printConvertResult(w io.Writer, st *store.Store, r *convert.Result) {
 	}
 	fmt.Fprintln(w)
 	var times []string
-	for _, k := range []convert.TimeKind{convert.TimeReceived, convert.TimeSource, convert.TimeSynthetic} {
+	for _, k := range []logimport.TimeKind{logimport.TimeReceived, logimport.TimeSource, logimport.TimeSynthetic} {
 		if n := r.Times[k]; n > 0 {
 			times = append(times, fmt.Sprintf("%d %s", n, k))
 		}
 	}
 	if len(times) > 0 {
 		note := ""
-		if r.Times[convert.TimeSynthetic] > 0 {
+		if r.Times[logimport.TimeSynthetic] > 0 {
 			note = " (the input gave none: at is 1970-01-01T00:00:00Z + the line number in ms)"
 		}
 		fmt.Fprintf(w, "  times: %s%s\n", strings.Join(times, ", "), note)
@@ -322,7 +322,7 @@ func clipList(items []string, n int) string {
 // and the outputs so far.
 type progressBar struct {
 	w      io.Writer
-	p      *convert.Progress
+	p      *logimport.Progress
 	mu     sync.Mutex
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -330,7 +330,7 @@ type progressBar struct {
 	active bool
 }
 
-func startProgress(w io.Writer, p *convert.Progress) *progressBar {
+func startProgress(w io.Writer, p *logimport.Progress) *progressBar {
 	b := &progressBar{w: w, p: p, done: make(chan struct{})}
 	b.wg.Add(1)
 	go func() {
@@ -394,7 +394,7 @@ func (b *progressBar) stop() {
 }
 
 // progressLine renders the progress of the input being converted.
-func progressLine(p *convert.Progress, now time.Time) string {
+func progressLine(p *logimport.Progress, now time.Time) string {
 	name := p.Name()
 	if name == "" {
 		return ""

@@ -11,7 +11,7 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
-	"github.com/acptap/acptap/host/aeprelay"
+	"github.com/acptap/acptap/host/aepsender"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/otlp"
@@ -162,7 +162,7 @@ type recorder struct {
 	conn      string
 	p         *pipeline.Pipeline
 	sink      *pipeline.StoreSink
-	outbox    *aeprelay.Outbox
+	outbox    *aepsender.Outbox
 	exporter  *otlp.Exporter      // OTLP export: with it, record maps to the end itself
 	marker    *finisher.Marker    // nil: no finisher can take over; record maps to the end
 	wireMS    float64             // agent exited → wire log complete, in ms

@@ -1,4 +1,4 @@
-package convert
+package logimport
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 // BenchEnv sets the size of the synthetic log BenchmarkConvertV1Log
 // converts, in MiB (default 8). The figure is for 1 GiB:
 //
-//	ACPTAP_CONVERT_BENCH_MB=1024 go test ./host/convert -run '^$' -bench ConvertV1Log -benchtime 1x
+//	ACPTAP_CONVERT_BENCH_MB=1024 go test ./host/logimport -run '^$' -bench ConvertV1Log -benchtime 1x
 const BenchEnv = "ACPTAP_CONVERT_BENCH_MB"
 
 // BenchmarkConvertV1Log converts a synthetic ACP v1 log of JSON-RPC frames

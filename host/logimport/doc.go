@@ -1,4 +1,4 @@
-// Package convert turns stored ACP v1 logs into wire logs and maps them
+// Package logimport turns stored ACP v1 logs into wire logs and maps them
 // through the pipeline (acptap convert --from acp-v1-log).
 //
 // An input is one file (gzip or plain; standard input is spooled to a
@@ -17,4 +17,4 @@
 // is a wire log in the store named after the input's SHA-256
 // (v1-<12 hex>.jsonl), so converting the same file again finds it.
 // Everything is streamed: memory does not grow with the input's size.
-package convert
+package logimport

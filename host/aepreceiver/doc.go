@@ -1,4 +1,4 @@
-// Package relay is the AEP relay behind `acptap relay` (AEP-0003). Ingest:
+// Package aepreceiver is the AEP relay behind `acptap relay` (AEP-0003). Ingest:
 // POST /events takes one event or an NDJSON batch (§3.2), or a WebSocket
 // emitter sends them; every envelope is validated against the AEP 0.1
 // schemas and the stream rules, deduped on (source, id), kept in (epoch,
@@ -12,4 +12,4 @@
 // open. A bearer token guards everything else (§8.1), Host and Origin are
 // checked against DNS rebinding, request bodies are bounded in number and
 // time, and idle session files are closed.
-package relay
+package aepreceiver

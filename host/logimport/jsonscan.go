@@ -1,4 +1,4 @@
-package convert
+package logimport
 
 import "github.com/acptap/acptap/sdk/jsonscan"
 

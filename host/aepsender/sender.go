@@ -1,4 +1,4 @@
-package aeprelay
+package aepsender
 
 import (
 	"bytes"
