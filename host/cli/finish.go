@@ -13,6 +13,7 @@ import (
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/wire"
 )
 
@@ -64,7 +65,7 @@ func finisherOptions(ctx context.Context, env *Env, cfg *config.Config, st *stor
 	}
 	o := finisher.Options{Store: st, Logger: logger, Pipeline: po}
 	if cfg.AEP.Relay != "" {
-		o.Relay = func() (pipeline.EventForwarder, func()) {
+		o.Relay = func() (storesink.EventForwarder, func()) {
 			outbox := attachOutbox(ctx, cfg, logger, nil)
 			if outbox == nil {
 				return nil, func() {}

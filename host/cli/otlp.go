@@ -9,13 +9,13 @@ import (
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/otlp"
 	"github.com/acptap/acptap/host/otlp/spool"
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 )
 
 // forwarders fans the sink's AEP events out to several forwarders (the
 // AEP relay outbox and the OTLP exporter); each never blocks.
-type forwarders []pipeline.EventForwarder
+type forwarders []storesink.EventForwarder
 
 func (f forwarders) Event(session string, event []byte) {
 	for _, x := range f {
@@ -28,7 +28,7 @@ func (f forwarders) Event(session string, event []byte) {
 // outbox); nil when export is off or cannot start (logged). The exporter
 // never blocks the sink: events wait in a bounded queue, then in the
 // spool on disk.
-func attachOTLP(ctx context.Context, cfg *config.Config, logger hclog.Logger, st *store.Store, sink *pipeline.StoreSink) *otlp.Exporter {
+func attachOTLP(ctx context.Context, cfg *config.Config, logger hclog.Logger, st *store.Store, sink *storesink.Sink) *otlp.Exporter {
 	if !otlp.Enabled(cfg.OTLP) {
 		return nil
 	}

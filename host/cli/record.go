@@ -18,6 +18,7 @@ import (
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
@@ -161,7 +162,7 @@ type recorder struct {
 	st        *store.Store
 	conn      string
 	p         *pipeline.Pipeline
-	sink      *pipeline.StoreSink
+	sink      *storesink.Sink
 	outbox    *aepsender.Outbox
 	exporter  *otlp.Exporter      // OTLP export: with it, record maps to the end itself
 	marker    *finisher.Marker    // nil: no finisher can take over; record maps to the end
@@ -192,7 +193,7 @@ func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent [
 		if r.marker, merr = finisher.Create(r.st, r.conn); merr != nil {
 			r.logger.Warn("no finisher can take this connection over; record maps it to the end before exiting", "error", merr)
 		}
-		r.sink = pipeline.NewStoreSink(r.st, r.logger)
+		r.sink = storesink.New(r.st, r.logger)
 		r.locks = r.st.Locks() // one writer process per session at a time
 		r.sink.Locks = r.locks
 		r.outbox = attachOutbox(ctx, cfg, r.logger, r.sink)
@@ -303,11 +304,11 @@ func (r *recorder) finish(ctx context.Context, cancel context.CancelFunc, code i
 // sessions is what the pipeline asks the store of a session: with a marker,
 // after waiting for the finishers of earlier connections of it.
 func (r *recorder) sessions() pipeline.SessionStore {
-	ss := pipeline.StoreSessions{St: r.st, Locks: r.locks}
+	ss := storesink.Sessions{St: r.st, Locks: r.locks}
 	if r.marker == nil {
 		return ss
 	}
-	return finisher.Sessions{StoreSessions: ss, Conn: r.conn, Log: r.logger}
+	return finisher.Sessions{Sessions: ss, Conn: r.conn, Log: r.logger}
 }
 
 // outboxDrained gives the relay outbox until done to deliver what it holds;

@@ -19,7 +19,7 @@ import (
 	"github.com/acptap/acptap/host/aepsender"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/eventstream"
-	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/storesink"
 )
 
 // RelayDir is the relay's directory under the store root.
@@ -174,7 +174,7 @@ func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
 // is set, and has the sink forward every AEP event it writes to it; nil
 // when there is no relay. A relay that is down or slow never touches the
 // tee: the outbox is bounded and never blocks the sink.
-func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, sink *pipeline.StoreSink) *aepsender.Outbox {
+func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, sink *storesink.Sink) *aepsender.Outbox {
 	if cfg.AEP.Relay == "" {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
@@ -270,8 +271,8 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return res, nil
 	}
 
-	sink := pipeline.NewStoreSink(opts.Store, opts.Pipeline.Logger)
-	var sessions pipeline.SessionStore = pipeline.StoreSessions{St: opts.Store}
+	sink := storesink.New(opts.Store, opts.Pipeline.Logger)
+	var sessions pipeline.SessionStore = storesink.Sessions{St: opts.Store}
 	if exists {
 		old, err := oldSessions(res.WirePath)
 		if err != nil {
@@ -283,7 +284,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		}
 		res.Replaced = append(res.Replaced, backup)
 		sink.ReplaceExisting = true
-		sessions = &replayedSessions{old: old, store: pipeline.StoreSessions{St: opts.Store}, sink: sink}
+		sessions = &replayedSessions{old: old, store: storesink.Sessions{St: opts.Store}, sink: sink}
 	}
 	counter := newCountingSink(sink, opts.Progress)
 
@@ -309,7 +310,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	counter.fill(res)
 	res.Diagnostics = sink.Diagnostics()
 	res.Streams = sink.Streams()
-	res.Replaced = pipeline.PruneBackups(append(res.Replaced, sink.Replaced()...))
+	res.Replaced = storesink.PruneBackups(append(res.Replaced, sink.Replaced()...))
 	var errs []error
 	for _, e := range []error{werr, serr} {
 		if e != nil {
@@ -639,8 +640,8 @@ func oldSessions(path string) (map[string]wire.Session, error) {
 // same lines), and the store for sessions that conversion did not see.
 type replayedSessions struct {
 	old   map[string]wire.Session
-	store pipeline.StoreSessions
-	sink  *pipeline.StoreSink
+	store storesink.Sessions
+	sink  *storesink.Sink
 }
 
 func (r *replayedSessions) Observe(id string) (wire.Session, error) {

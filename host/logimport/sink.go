@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/jsonscan"
 )
@@ -14,7 +15,7 @@ import (
 // countingSink counts what the plugins produce, by record and event type,
 // and the losses the streams declare, before the store sink writes it.
 type countingSink struct {
-	inner *pipeline.StoreSink
+	inner *storesink.Sink
 	prog  *Progress
 
 	mu      sync.Mutex
@@ -27,7 +28,7 @@ type countingSink struct {
 
 var _ pipeline.Sink = (*countingSink)(nil)
 
-func newCountingSink(inner *pipeline.StoreSink, prog *Progress) *countingSink {
+func newCountingSink(inner *storesink.Sink, prog *Progress) *countingSink {
 	return &countingSink{inner: inner, prog: prog, asr: map[string]int{}, aep: map[string]int{}, losses: map[string]bool{},
 		through: map[string]uint64{}}
 }
@@ -91,7 +92,7 @@ func (c *countingSink) Gap(plugin string, primary bool, through uint64, reason s
 	c.inner.Gap(plugin, primary, through, reason)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.losses[pipeline.UnmappedLoss] = true
+	c.losses[storesink.UnmappedLoss] = true
 }
 
 func (c *countingSink) fill(r *Result) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -96,8 +96,8 @@ stall_timeout = "3s"
 	}
 	decl := recs[2]
 	lossy, _ := decl["lossy"].([]any)
-	if !slices.Contains(lossy, any(pipeline.UnmappedLoss)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
-		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, pipeline.UnmappedLoss)
+	if !slices.Contains(lossy, any(storesink.UnmappedLoss)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
+		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, storesink.UnmappedLoss)
 	}
 	if !exists(streamPath(root, e2eSession, "")) {
 		t.Error("acpv2 wrote no stream beside the stalled plugin")

@@ -1,4 +1,4 @@
-package pipeline
+package storesink
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
+	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
@@ -26,11 +27,11 @@ type streamKey struct {
 	aep     bool
 }
 
-// StoreSink writes plugin outputs into the store: the primary plugin's ASR
+// Sink writes plugin outputs into the store: the primary plugin's ASR
 // records to sessions/<id>/stream.asr.jsonl, another plugin's ASR records to
 // sessions/<id>/<plugin>.asr.jsonl, AEP events to aep/acp/<id>.jsonl, and
 // diagnostics to the log.
-type StoreSink struct {
+type Sink struct {
 	st  *store.Store
 	log hclog.Logger
 	// ReplaceExisting moves an existing file aside (to <file>.prev-<unix
@@ -79,7 +80,7 @@ type StoreSink struct {
 // rebuilt started (its wire-log session entry): the primary stream's
 // lines, each other plugin's, and the AEP file's events. A rebuild
 // continues those lines instead of replacing them.
-func (s *StoreSink) Continue(sess wire.Session) {
+func (s *Sink) Continue(sess wire.Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cont == nil {
@@ -98,30 +99,30 @@ func (s *StoreSink) Continue(sess wire.Session) {
 	}
 }
 
-var _ Sink = (*StoreSink)(nil)
+var _ pipeline.Sink = (*Sink)(nil)
 
 // EventForwarder takes AEP events beyond the store.
 type EventForwarder interface {
 	Event(session string, event []byte)
 }
 
-// NewStoreSink returns a sink over st.
-func NewStoreSink(st *store.Store, log hclog.Logger) *StoreSink {
+// New returns a sink over st.
+func New(st *store.Store, log hclog.Logger) *Sink {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &StoreSink{st: st, log: log, writers: map[streamKey]*store.StreamWriter{},
+	return &Sink{st: st, log: log, writers: map[streamKey]*store.StreamWriter{},
 		diags: map[string]int{}, counts: map[string]int{}}
 }
 
-// DefaultMaxOpen is StoreSink.MaxOpen's default: with a stream and an AEP
+// DefaultMaxOpen is Sink.MaxOpen's default: with a stream and an AEP
 // file per session, 600 sessions on one connection would otherwise need
 // 1200 descriptors (ulimit -n is often 1024, or 256 on macOS).
 const DefaultMaxOpen = 64
 
 // use marks k's writer as about to write, releasing the least recently
 // used open writers beyond MaxOpen. Called with s.mu held.
-func (s *StoreSink) use(k streamKey) {
+func (s *Sink) use(k streamKey) {
 	if s.open == nil {
 		s.open = map[streamKey]uint64{}
 	}
@@ -148,7 +149,7 @@ func (s *StoreSink) use(k streamKey) {
 	}
 }
 
-func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
+func (s *Sink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
 	if w, ok := s.writers[k]; ok {
 		s.use(k)
 		return w, nil
@@ -228,7 +229,7 @@ func (s *StoreSink) writer(k streamKey, primary bool) (*store.StreamWriter, erro
 
 // continues reports whether the file holds exactly keep lines, the prior
 // state a rebuilt connection continues.
-func (s *StoreSink) continues(path string, keep int) bool {
+func (s *Sink) continues(path string, keep int) bool {
 	if keep == 0 {
 		return false
 	}
@@ -244,7 +245,7 @@ func (s *StoreSink) continues(path string, keep int) bool {
 }
 
 // Output implements Sink.
-func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
+func (s *Sink) Output(plugin string, primary bool, o sdk.Output) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -307,7 +308,7 @@ func (s *StoreSink) Output(plugin string, primary bool, o sdk.Output) {
 
 // Gap implements Sink: every ASR stream the plugin writes gets a
 // declaration record naming the unmapped frames.
-func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason string) {
+func (s *Sink) Gap(plugin string, primary bool, through uint64, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -333,7 +334,7 @@ func (s *StoreSink) Gap(plugin string, primary bool, through uint64, reason stri
 }
 
 // GaveUp reports whether any plugin gave up.
-func (s *StoreSink) GaveUp() bool {
+func (s *Sink) GaveUp() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gaveUp
@@ -341,14 +342,14 @@ func (s *StoreSink) GaveUp() bool {
 
 // Replaced lists the backups of files that ReplaceExisting moved aside
 // (after Close: only those whose file changed).
-func (s *StoreSink) Replaced() []string {
+func (s *Sink) Replaced() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.moved...)
 }
 
 // Diagnostics returns the diagnostic counts by severity.
-func (s *StoreSink) Diagnostics() map[string]int {
+func (s *Sink) Diagnostics() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]int{}
@@ -359,7 +360,7 @@ func (s *StoreSink) Diagnostics() map[string]int {
 }
 
 // Streams returns the files written, sorted.
-func (s *StoreSink) Streams() []string {
+func (s *Sink) Streams() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.paths...)
@@ -368,7 +369,7 @@ func (s *StoreSink) Streams() []string {
 }
 
 // Counts returns outputs written by kind.
-func (s *StoreSink) Counts() map[string]int {
+func (s *Sink) Counts() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]int{}
@@ -381,7 +382,7 @@ func (s *StoreSink) Counts() map[string]int {
 // Close closes every file; it is idempotent. Outputs that arrive after it
 // are dropped: record closes the sink when it hands the connection to a
 // finisher, which maps it again from the wire log.
-func (s *StoreSink) Close() error {
+func (s *Sink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true

@@ -1,4 +1,4 @@
-package pipeline
+package storesink
 
 import (
 	"testing"
@@ -14,15 +14,15 @@ func (f *forwarded) Event(session string, event []byte) {
 	f.events = append(f.events, string(event))
 }
 
-// TestStoreSinkForwardsWrittenAEPEvents: AEP events go to the forwarder
+// TestSinkForwardsWrittenAEPEvents: AEP events go to the forwarder
 // after their JSONL line is written; ASR records and diagnostics do not.
-func TestStoreSinkForwardsWrittenAEPEvents(t *testing.T) {
+func TestSinkForwardsWrittenAEPEvents(t *testing.T) {
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var f forwarded
-	s := NewStoreSink(st, nil)
+	s := New(st, nil)
 	s.Forward = &f
 	s.Output("aep", false, sdk.Output{Kind: sdk.AEPEvent, Session: "s1", JSON: []byte(`{"n":1}`)})
 	s.Output("acpv2", true, sdk.Output{Kind: sdk.ASRHeader, Session: "s1", JSON: []byte(`{"type":"header"}`)})
