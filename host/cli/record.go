@@ -12,6 +12,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/aepsender"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/otlp"
@@ -65,7 +66,7 @@ func runRecord(env *Env, args []string) int {
 
 // passThrough runs the agent through the tee with nothing observing.
 func passThrough(env *Env, agent []string) int {
-	q := make(chan tee.Item, 1)
+	q := make(chan captured.Item, 1)
 	go func() {
 		for it := range q {
 			it.Release()
@@ -96,7 +97,7 @@ func record(env *Env, c *common, cfg *config.Config, agent []string) int {
 	keepSIGPIPE()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	queue := make(chan tee.Item, cfg.Tee.QueueFrames)
+	queue := make(chan captured.Item, cfg.Tee.QueueFrames)
 
 	// The agent starts first: nothing below may delay its exec.
 	type teeResult struct {
@@ -173,7 +174,7 @@ type recorder struct {
 // setUp opens the log, the store and the wire log and starts the pipeline
 // on the tee's queue. nil: nothing is recorded (said on stderr), and the
 // queue is drained.
-func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent []string, started time.Time, queue chan tee.Item) *recorder {
+func setUp(ctx context.Context, env *Env, c *common, cfg *config.Config, agent []string, started time.Time, queue chan captured.Item) *recorder {
 	r := &recorder{env: env, c: c, cfg: cfg, conn: newConnectionID(started)}
 	logger, logCloser, err := config.NewLoggerAsync(cfg, "acptap", func(err error) {
 		fmt.Fprintf(env.Stderr, "acptap: log: %s\n", oneLine(err))

@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/storesink"
-	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -31,7 +31,7 @@ const FromACPv1Log = "acp-v1-log"
 var Froms = []string{FromACPv1Log}
 
 // DefaultMaxLine bounds one input line, as the tee bounds a captured line.
-const DefaultMaxLine = tee.DefaultMaxLine
+const DefaultMaxLine = captured.DefaultMaxLine
 
 // DefaultSkipExamples is how many skipped lines a Result names.
 const DefaultSkipExamples = 5
@@ -295,7 +295,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	src := res.Source
 	po.Source = &src
 	p := pipeline.New(po)
-	items := make(chan tee.Item, 1024)
+	items := make(chan captured.Item, 1024)
 	if err := p.Start(context.WithoutCancel(ctx), items); err != nil {
 		return res, fmt.Errorf("%s: %w", input, err)
 	}
@@ -487,7 +487,7 @@ func detect(path string, maxLine int) (Format, bool, *wire.Header, error) {
 // feed reads the input and hands its entries to the pipeline. It checks
 // that the bytes still hash to sum.
 func feed(ctx context.Context, path string, format Format, size int64, sum []byte, opts Options,
-	res *Result, items chan<- tee.Item) error {
+	res *Result, items chan<- captured.Item) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/jsonscan"
@@ -68,7 +68,7 @@ func IsSynthetic(t time.Time) bool { return t.Before(SyntheticBefore) }
 
 // Frame is one wire entry the scanner produced.
 type Frame struct {
-	Item tee.Item
+	Item captured.Item
 	// Input is the input line the entry came from; 0 for an entry the
 	// converter synthesized.
 	Input int
@@ -413,7 +413,7 @@ func (s *Scanner) push(no int, dir sdk.Direction, line []byte, at time.Time, kin
 	if kind == TimeSynthetic {
 		at = SyntheticTime(no)
 	}
-	s.queue = append(s.queue, Frame{Item: tee.Item{Dir: dir, At: at, Line: line}, Input: no, Time: kind})
+	s.queue = append(s.queue, Frame{Item: captured.Item{Dir: dir, At: at, Line: line}, Input: no, Time: kind})
 }
 
 // wireLine converts one entry of an acptap wire log: frames and gaps are
@@ -434,8 +434,8 @@ func (s *Scanner) wireLine(no int, line []byte) {
 			at = SyntheticTime(no)
 		}
 		g := e.Gap
-		s.queue = append(s.queue, Frame{Item: tee.Item{Dir: e.Dir, At: at,
-			Gap: &tee.Gap{Frames: g.Frames, Bytes: g.Bytes, Reason: g.Reason}}, Input: no, Time: timeKind(e.At)})
+		s.queue = append(s.queue, Frame{Item: captured.Item{Dir: e.Dir, At: at,
+			Gap: &captured.Gap{Frames: g.Frames, Bytes: g.Bytes, Reason: g.Reason}}, Input: no, Time: timeKind(e.At)})
 		return
 	}
 	at, kind := e.At, timeKind(e.At)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk"
@@ -213,9 +213,9 @@ func TestWireLogInput(t *testing.T) {
 		t.Fatalf("skips %v, format %q, header %+v", skips, s.Format(), s.WireHeader)
 	}
 	want := []Frame{
-		{Item: tee.Item{Dir: sdk.C2A, At: at, Line: []byte(init)}, Input: 2, Time: TimeReceived},
-		{Item: tee.Item{Dir: sdk.A2C, At: at, Gap: &tee.Gap{Frames: 3, Bytes: 99, Reason: "capture queue full"}}, Input: 4, Time: TimeReceived},
-		{Item: tee.Item{Dir: sdk.A2C, At: SyntheticTime(5), Line: []byte("tail"), NoLF: true}, Input: 5, Time: TimeSynthetic},
+		{Item: captured.Item{Dir: sdk.C2A, At: at, Line: []byte(init)}, Input: 2, Time: TimeReceived},
+		{Item: captured.Item{Dir: sdk.A2C, At: at, Gap: &captured.Gap{Frames: 3, Bytes: 99, Reason: "capture queue full"}}, Input: 4, Time: TimeReceived},
+		{Item: captured.Item{Dir: sdk.A2C, At: SyntheticTime(5), Line: []byte("tail"), NoLF: true}, Input: 5, Time: TimeSynthetic},
 	}
 	if diff := cmp.Diff(want, frames); diff != "" {
 		t.Errorf("frames (-want +got):\n%s", diff)

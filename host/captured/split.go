@@ -1,4 +1,4 @@
-package tee
+package captured
 
 import (
 	"bytes"

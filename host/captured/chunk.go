@@ -1,17 +1,13 @@
-package tee
+package captured
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both directions
-// together), so the host's memory is bounded whatever the line length.
-const DefaultQueueBytes = 16 << 20
-
-// copyBelow: a read shorter than this is copied (into a slab) before it is queued, so a quiet
-// session does not pin a whole read buffer per line; a longer read hands the buffer itself.
-const copyBelow = 8 << 10
+// BufferSize is the size of a pooled read buffer: the tee reads each direction this much at
+// a time, and one read is forwarded as one write.
+const BufferSize = 64 << 10
 
 // Chunk is one read of one direction, handed to capture as it was forwarded. The receiver
 // splits it into lines (see Splitter) and calls Release exactly once when it no longer needs
@@ -28,7 +24,7 @@ type Chunk struct {
 	buf   []byte       // the pooled read buffer Data lies in (nil: Data was copied)
 	refs  atomic.Int32 // holders of buf: the copier until its write returned, the receiver
 	size  int64        // what the chunk counts against the byte bound
-	bound *byteBound
+	bound *Bound
 }
 
 // Lost counts forwarded bytes that capture did not get. EndLF says whether the last of them
@@ -41,11 +37,47 @@ type Lost struct {
 // Release says the receiver is done with the chunk: its bytes leave the queue's byte bound
 // and its buffer is recycled once the copier's write has returned too.
 func (c *Chunk) Release() {
+	c.Uncharge()
+	c.unref()
+}
+
+// Buffer returns a chunk whose pooled buffer (Buf) the copier reads into; only the copier
+// holds it. The copier calls WriteDone once the write of what it read has returned.
+func Buffer() *Chunk {
+	c := bufPool.Get().(*Chunk)
+	c.refs.Store(1)
+	return c
+}
+
+// Buf is the chunk's read buffer (nil for a chunk whose Data was copied).
+func (c *Chunk) Buf() []byte { return c.buf }
+
+// Share puts the first n bytes of the buffer in Data for the receiver: the buffer is held
+// by the copier and the receiver until both are done (WriteDone, Release).
+func (c *Chunk) Share(n int) {
+	c.Data = c.buf[:n]
+	c.refs.Store(2)
+}
+
+// Unshare takes back a shared chunk the queue refused: only the copier holds it again.
+func (c *Chunk) Unshare() {
+	c.Data, c.Lost, c.bound = nil, Lost{}, nil
+	c.refs.Store(1)
+}
+
+// WriteDone says the copier no longer needs the buffer (its write returned).
+func (c *Chunk) WriteDone() { c.unref() }
+
+// Charge counts size bytes of the chunk against b until Release (or Uncharge).
+func (c *Chunk) Charge(b *Bound, size int64) { c.size, c.bound = size, b }
+
+// Uncharge gives the chunk's bytes back to its bound (the queue refused it, or the receiver
+// is done).
+func (c *Chunk) Uncharge() {
 	if c.bound != nil {
 		c.bound.used.Add(-c.size)
 		c.bound = nil
 	}
-	c.unref()
 }
 
 // hold keeps the chunk's buffer from being recycled until a matching unref (a Splitter
@@ -67,23 +99,19 @@ func (c *Chunk) unref() {
 }
 
 // bufPool recycles read buffers (as their Chunks).
-var bufPool = sync.Pool{New: func() any { return &Chunk{buf: make([]byte, bufSize)} }}
+var bufPool = sync.Pool{New: func() any { return &Chunk{buf: make([]byte, BufferSize)} }}
 
-// getBuf returns a chunk whose buffer the copier reads into; only the copier holds it.
-func getBuf() *Chunk {
-	c := bufPool.Get().(*Chunk)
-	c.refs.Store(1)
-	return c
-}
-
-// byteBound is the queue's bound in bytes, shared by both directions.
-type byteBound struct {
+// Bound is the capture queue's bound in bytes, shared by both directions.
+type Bound struct {
 	limit int64
 	used  atomic.Int64
 }
 
-// take reserves n bytes; false (nothing reserved) when they do not fit.
-func (b *byteBound) take(n int64) bool {
+// NewBound returns a bound of limit bytes.
+func NewBound(limit int64) *Bound { return &Bound{limit: limit} }
+
+// Take reserves n bytes; false (nothing reserved) when they do not fit.
+func (b *Bound) Take(n int64) bool {
 	if b.used.Add(n) > b.limit {
 		b.used.Add(-n)
 		return false
