@@ -27,6 +27,10 @@ func violates(from, to string) string {
 		return "a plugin imports only sdk (and its own packages)"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
+	case f == "host/pipeline" && t == "host/store":
+		return "the pipeline writes through its own Sink and SessionStore interfaces (host/storesink implements them over the store)"
+	case f == "host/pipeline" && t == "host/tee":
+		return "the pipeline takes the capture queue's items (host/captured), not the tee"
 	}
 	return ""
 }
@@ -68,6 +72,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "plugins/acpv2", module + "host/wire"},
 		{module + "plugins/aep", module + "plugins/acpv2"},
 		{module + "host/pipeline", module + "plugins/acpv2"},
+		{module + "host/pipeline", module + "host/store"},
+		{module + "host/pipeline", module + "host/tee"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -78,6 +84,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "host/builtin", module + "plugins/acpv2"},
 		{module + "plugins/acpv2", module + "sdk/asr"},
 		{module + "host/cli", module + "sdk"},
+		{module + "host/storesink", module + "host/store"},
+		{module + "host/pipeline", module + "host/captured"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {
