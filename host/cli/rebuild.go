@@ -11,8 +11,8 @@ import (
 	isatty "github.com/mattn/go-isatty"
 
 	"github.com/acptap/acptap/host/filekind"
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/rebuild"
+	"github.com/acptap/acptap/host/recording"
 	"github.com/acptap/acptap/host/store"
 )
 
@@ -65,7 +65,7 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	cat, err := catalog(env, cfg)
+	plugins, err := recording.NewPlugins(cfg, env.Self, logger)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
@@ -80,14 +80,7 @@ func runRebuild(env *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := rebuild.Options{Store: st, Out: env.Stdout, Err: env.Stderr,
-		Pipeline: pipeline.Options{
-			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
-			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
-			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
-		}}
-	opts.Routing = func(agent []string) pipeline.Routing { return routing(cfg, cat, logger, agent) }
+	opts := rebuild.Options{Store: st, Out: env.Stdout, Err: env.Stderr, Pipeline: plugins.Template(), Routing: plugins.Routing}
 	if f, ok := env.Stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Progress = env.Stderr
 	}

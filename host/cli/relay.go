@@ -16,10 +16,8 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/aepreceiver"
-	"github.com/acptap/acptap/host/aepsender"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/eventstream"
-	"github.com/acptap/acptap/host/storesink"
 )
 
 // RelayDir is the relay's directory under the store root.
@@ -168,56 +166,4 @@ func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
 		fmt.Fprintf(env.Stderr, "acptap relay: token in %s\n", path)
 	}
 	return tok, nil
-}
-
-// attachOutbox starts the HTTP binding of the AEP events when aep.relay
-// is set, and has the sink forward every AEP event it writes to it; nil
-// when there is no relay. A relay that is down or slow never touches the
-// tee: the outbox is bounded and never blocks the sink.
-func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, sink *storesink.Sink) *aepsender.Outbox {
-	if cfg.AEP.Relay == "" {
-		return nil
-	}
-	token := cfg.AEP.RelayToken
-	if token == "" && cfg.AEP.RelayTokenFile != "" {
-		var err error
-		if token, err = aepreceiver.ReadToken(cfg.AEP.RelayTokenFile); err != nil {
-			logger.Error("aep relay not used: aep.relay_token_file", "error", err)
-			return nil
-		}
-	}
-	o, err := aepsender.New(aepsender.Options{Base: cfg.AEP.Relay, Capacity: cfg.AEP.RelayQueue, Logger: logger.Named("aep-relay"), Token: token})
-	if err != nil {
-		logger.Error("aep relay not used", "error", err)
-		return nil
-	}
-	o.Start(ctx)
-	if sink != nil {
-		sink.Forward = o
-	}
-	return o
-}
-
-// stopOutbox lets the outbox drain for up to aep.relay_flush, then logs
-// what became of the events: delivered, dropped (outbox full, by
-// severity), refused by the relay, and unsent at exit.
-func stopOutbox(o *aepsender.Outbox, cfg *config.Config, logger hclog.Logger) {
-	if o == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.AEP.RelayFlush)
-	defer cancel()
-	s, _ := o.Shutdown(ctx)
-	logOutbox(s, cfg, logger)
-}
-
-// logOutbox logs what became of the outbox's events.
-func logOutbox(s aepsender.Stats, cfg *config.Config, logger hclog.Logger) {
-	args := []any{"relay", cfg.AEP.Relay, "delivered", s.Delivered, "dropped", s.Dropped, "rejected", s.Rejected,
-		"unsent", s.Unsent, "lost", s.Lost(), "retries", s.Retries}
-	if s.Lost() > 0 {
-		logger.Warn("aep relay: events not delivered", args...)
-		return
-	}
-	logger.Info("aep relay: every event delivered", args...)
 }

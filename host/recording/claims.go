@@ -1,4 +1,4 @@
-package cli
+package recording
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/config"
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
 	"github.com/acptap/acptap/sdk"
 )
@@ -100,12 +99,4 @@ func (ci *claimIndex) claimers(rev string) []string {
 		names[i] = c.name
 	}
 	return names
-}
-
-// routing is what a pipeline needs beyond the revisions table: the plugins
-// that claim a revision the table is silent on, and the schema revision
-// configured for the agent command.
-func routing(cfg *config.Config, cat *pluginhost.Catalog, logger hclog.Logger, agent []string) pipeline.Routing {
-	a, key, _ := cfg.AgentFor(agent)
-	return pipeline.Routing{Claims: newClaimIndex(cat, cfg, logger).claimers, AgentSchemaRevision: a.SchemaRevision, AgentRule: key}
 }
