@@ -112,16 +112,21 @@ func (b *Outbox) Start(ctx context.Context) error {
 
 // Shutdown drains the outbox for up to aep.relay_flush and logs the result.
 func (b *Outbox) Shutdown(ctx context.Context) error {
-	b.once.Do(func() {
-		ctx, cancel := context.WithTimeout(ctx, b.cfg.AEP.RelayFlush)
-		defer cancel()
-		s, err := b.o.Shutdown(ctx)
-		if errors.Is(err, aepsender.ErrNotStarted) {
-			return
+	shutdownOnce(ctx, &b.once, b.cfg.AEP.RelayFlush, func(ctx context.Context) {
+		if s, err := b.o.Shutdown(ctx); !errors.Is(err, aepsender.ErrNotStarted) {
+			b.log(s)
 		}
-		b.log(s)
 	})
 	return nil
+}
+
+// shutdownOnce runs stop the first time only, bounded by flush.
+func shutdownOnce(ctx context.Context, once *sync.Once, flush time.Duration, stop func(context.Context)) {
+	once.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, flush)
+		defer cancel()
+		stop(ctx)
+	})
 }
 
 // drained gives the outbox until done to deliver what it holds; false:
@@ -212,9 +217,7 @@ func (x *Exporter) Start(ctx context.Context) error {
 
 // Shutdown drains the spool for up to otlp.flush and logs the result.
 func (x *Exporter) Shutdown(ctx context.Context) error {
-	x.once.Do(func() {
-		ctx, cancel := context.WithTimeout(ctx, x.cfg.OTLP.Flush)
-		defer cancel()
+	shutdownOnce(ctx, &x.once, x.cfg.OTLP.Flush, func(ctx context.Context) {
 		s := x.e.Shutdown(ctx)
 		args := []any{"events", s.Events, "log_records", s.Delivery.LogRecords, "spans", s.Delivery.Spans,
 			"dropped", s.Dropped, "invalid", s.Invalid, "rejected", s.Delivery.Rejected, "retries", s.Delivery.Retries,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/sessions"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
@@ -130,23 +130,14 @@ func TestRecording(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("wire logs %v, want one", logs)
 	}
-	r, err := wire.Open(logs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	var lines []string
-	for {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	if _, err := sessions.Frames(logs[0], func(_ wire.Header, f sessions.Frame) error {
+		if f.Type == wire.TypeFrame {
+			lines = append(lines, f.Dir.String()+" "+string(f.Line))
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Type == wire.TypeFrame {
-			lines = append(lines, e.Dir.String()+" "+string(e.Line))
-		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	slices.Sort(lines)
 	if want := []string{"a2c hello", "a2c world", "c2a hello", "c2a world"}; !slices.Equal(lines, want) {
