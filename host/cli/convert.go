@@ -12,7 +12,6 @@ import (
 	"github.com/acptap/acptap/host/filekind"
 	"github.com/acptap/acptap/host/logimport"
 	"github.com/acptap/acptap/host/recording"
-	"github.com/acptap/acptap/host/store"
 )
 
 func runConvert(env *Env, args []string) int {
@@ -52,33 +51,15 @@ func runConvert(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "acptap convert: - (standard input) may be given once")
 		return ExitUsage
 	}
-	cfg, err := c.load()
+	m, err := openMapping(env, &c)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	logger, logCloser, err := newCommandLogger(cfg)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	defer closeQuietly(logCloser)
-	st, err := store.Open(cfg.Store)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	finishPendingQuietly(env, cfg, st)
-	plugins, err := recording.NewPlugins(cfg, env.Self, logger)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap convert: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	// What this command writes goes to the team store too, when one is
-	// configured: a shipper follows this process and ships until nothing
-	// is left (a rebuilt file ships as its next generation).
-	startShipping(env, cfg, logger)
-	if len(recording.Revisions(cfg)[from]) == 0 {
+	defer m.close()
+	st, logger := m.st, m.logger
+	finishPendingQuietly(env, m.cfg, st)
+	if len(recording.Revisions(m.cfg)[from]) == 0 {
 		fmt.Fprintf(env.Stderr, "acptap convert: no plugins are configured for the revision %q: the wire logs are written, nothing is mapped\n", from)
 	}
 
@@ -89,7 +70,7 @@ func runConvert(env *Env, args []string) int {
 		<-ctx.Done()
 		stop() // a second interrupt kills
 	}()
-	opts := logimport.Options{Store: st, From: from, Force: force, Stdin: env.Stdin, MaxLine: *maxLine, Pipeline: plugins.Import(from)}
+	opts := logimport.Options{Store: st, From: from, Force: force, Stdin: env.Stdin, MaxLine: *maxLine, Pipeline: m.plugins.Import(from)}
 	var bar *progressBar
 	if isTerminal(env.Stderr) {
 		opts.Progress = &logimport.Progress{}
