@@ -8,8 +8,8 @@ import (
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/storesink"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // countingSink counts what the plugins produce, by record and event type,
