@@ -48,6 +48,11 @@ func (cs components) shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+var (
+	_ Component = (*Outbox)(nil)
+	_ Component = (*Exporter)(nil)
+)
+
 // forwarders fans the sink's AEP events out to several forwarders (the
 // AEP relay outbox and the OTLP exporter); each never blocks.
 type forwarders []storesink.EventForwarder

@@ -41,7 +41,8 @@ type Settings struct {
 	Watchdog func(pgid int) *exec.Cmd
 	// Finisher is the command line after Self of a detached finisher,
 	// without what it finishes: the recording appends "--store", the
-	// store's root and the connection (or "--pending").
+	// store's root and the connection (or "--pending"). Empty: no
+	// finisher takes a connection over; Shutdown maps it to the end.
 	Finisher []string
 	// Version is acptap's, for the OTLP resource.
 	Version string
@@ -248,9 +249,11 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 	cfg := rec.s.Config
 	// The marker comes before the wire log: a connection killed between
 	// the two has a marker without a log, which the next command drops.
-	var merr error
-	if rec.marker, merr = finisher.Create(rec.st, rec.conn); merr != nil {
-		rec.logger.Warn("no finisher can take this connection over; record maps it to the end before exiting", "error", merr)
+	if len(rec.s.Finisher) > 0 {
+		var merr error
+		if rec.marker, merr = finisher.Create(rec.st, rec.conn); merr != nil {
+			rec.logger.Warn("no finisher can take this connection over; record maps it to the end before exiting", "error", merr)
+		}
 	}
 	rec.sink = storesink.New(rec.st, rec.logger)
 	rec.locks = rec.st.Locks() // one writer process per session at a time (issue 18.6)
@@ -360,7 +363,7 @@ func (rec *recorder) finisherArgs(what string) []string {
 // spawnPending starts a detached finisher when the store holds a
 // connection nobody maps: record never waits for one.
 func (rec *recorder) spawnPending() {
-	if !finisher.Abandoned(rec.st) {
+	if len(rec.s.Finisher) == 0 || !finisher.Abandoned(rec.st) {
 		return
 	}
 	if err := finisher.Spawn(rec.s.Self, rec.finisherArgs("--pending"), nil); err != nil {

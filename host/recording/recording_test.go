@@ -12,7 +12,9 @@ import (
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/sessions"
+	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
@@ -142,6 +144,46 @@ func TestRecording(t *testing.T) {
 	slices.Sort(lines)
 	if want := []string{"a2c hello", "a2c world", "c2a hello", "c2a world"}; !slices.Equal(lines, want) {
 		t.Errorf("wire frames %q, want %q", lines, want)
+	}
+}
+
+// TestRecordingWithoutFinisher: with no finisher to hand over to, Shutdown
+// maps the connection to the end itself: nothing is pending once it
+// returns, and the log says the recording finished here.
+func TestRecordingWithoutFinisher(t *testing.T) {
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	cfg := loadConfig(t, "")
+	var out, errOut bytes.Buffer
+	rec := New(Settings{Config: cfg, Agent: []string{"/bin/sh", "-c", "cat"}, Self: acptapBin,
+		Stdin:  strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n"),
+		Stdout: &out, Stderr: &errOut})
+	if err := rec.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := rec.Wait(); code != 0 || err != nil {
+		t.Fatalf("Wait = %d, %v", code, err)
+	}
+	if err := rec.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := finisher.Pending(st); err != nil || len(pending) > 0 {
+		t.Errorf("pending after Shutdown: %v, %v; want none", pending, err)
+	}
+	log, err := os.ReadFile(cfg.Log.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(log, []byte(`"recording finished"`)) || bytes.Contains(log, []byte("handed to a finisher")) {
+		t.Errorf("the log does not say the recording finished in place:\n%s", log)
+	}
+	if errOut.Len() > 0 {
+		t.Errorf("stderr: %s", errOut.String())
 	}
 }
 
