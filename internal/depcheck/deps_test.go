@@ -60,6 +60,8 @@ func violates(from, to string) string {
 		return "the pipeline writes through its own Sink and SessionStore interfaces (host/storesink implements them over the store)"
 	case f == "host/pipeline" && t == "host/tee":
 		return "the pipeline takes the capture queue's items (host/captured), not the tee"
+	case f == "host/cli" && (t == "host/pipeline" || t == "host/storesink"):
+		return "the CLI parses flags and runs recordings through host/recording, never the pipeline itself"
 	}
 	return ""
 }
@@ -120,6 +122,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/release", module + "host/cli"},
 		{module + "host/pipeline", module + "host/store"},
 		{module + "host/pipeline", module + "host/tee"},
+		{module + "host/cli", module + "host/pipeline"},
+		{module + "host/cli", module + "host/storesink"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -145,6 +149,7 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "plugins/aep", module + "internal/release"},
 		{module + "host/storesink", module + "host/store"},
 		{module + "host/pipeline", module + "host/captured"},
+		{module + "host/cli", module + "host/recording"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {
