@@ -210,7 +210,7 @@ type recorder struct {
 // queue is drained.
 func (r *Recording) setUp() *recorder {
 	cfg := r.s.Config
-	rec := &recorder{s: r.s, ctx: r.ctx, conn: NewConnectionID(r.started)}
+	rec := &recorder{s: r.s, ctx: r.ctx, conn: newConnectionID(r.started)}
 	logger, logCloser, err := config.NewLoggerAsync(cfg, "acptap", func(err error) {
 		fmt.Fprintf(r.s.Stderr, "acptap: log: %s\n", oneLine(err))
 	})
@@ -390,8 +390,8 @@ func (rec *recorder) logFinished(code int, stats pipeline.Stats, err error) {
 	}
 }
 
-// NewConnectionID names a connection: time first, so wire logs sort.
-func NewConnectionID(now time.Time) string {
+// newConnectionID names a connection: time first, so wire logs sort.
+func newConnectionID(now time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "c-" + now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
