@@ -57,6 +57,12 @@ func violates(from, to string) string {
 		return "a library sdk and plugins share never imports host, plugins or examples"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
+	case f == "host/pipeline" && t == "host/store":
+		return "the pipeline writes through its own Sink and SessionStore interfaces (host/storesink implements them over the store)"
+	case f == "host/pipeline" && t == "host/tee":
+		return "the pipeline takes the capture queue's items (host/captured), not the tee"
+	case f == "host/cli" && (t == "host/pipeline" || t == "host/storesink"):
+		return "the CLI parses flags and runs recordings through host/recording, never the pipeline itself"
 	}
 	return ""
 }
@@ -115,6 +121,10 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/pluginwire", module + "host/pluginhost"},
 		{module + "internal/pluginwire/mapperpb", module + "plugins/aep"},
 		{module + "internal/release", module + "host/cli"},
+		{module + "host/pipeline", module + "host/store"},
+		{module + "host/pipeline", module + "host/tee"},
+		{module + "host/cli", module + "host/pipeline"},
+		{module + "host/cli", module + "host/storesink"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -138,6 +148,9 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/pluginwire", module + "internal/pluginwire/mapperpb"},
 		{module + "internal/pluginwire", module + "sdk"},
 		{module + "plugins/aep", module + "internal/release"},
+		{module + "host/storesink", module + "host/store"},
+		{module + "host/pipeline", module + "host/captured"},
+		{module + "host/cli", module + "host/recording"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {
