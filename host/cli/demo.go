@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acptap/acptap/examples/client/clientlib"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 	"github.com/acptap/acptap/host/store"
 )
 
