@@ -27,6 +27,8 @@ func violates(from, to string) string {
 		return "a plugin imports only sdk (and its own packages)"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
+	case (strings.HasPrefix(f, "host/") || strings.HasPrefix(f, "cmd/")) && strings.HasPrefix(t, "examples/"):
+		return "the binary never imports examples (what it runs of them lives in internal/demo)"
 	}
 	return ""
 }
@@ -68,6 +70,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "plugins/acpv2", module + "host/wire"},
 		{module + "plugins/aep", module + "plugins/acpv2"},
 		{module + "host/pipeline", module + "plugins/acpv2"},
+		{module + "host/cli", module + "examples/agent"},
+		{module + "cmd/acptap", module + "examples/client"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -78,6 +82,7 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "host/builtin", module + "plugins/acpv2"},
 		{module + "plugins/acpv2", module + "sdk/asr"},
 		{module + "host/cli", module + "sdk"},
+		{module + "host/cli", module + "internal/demo/agentlib"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {
