@@ -68,18 +68,15 @@ type Dispatch int
 
 const (
 	// Inline runs the handler on the reading goroutine, one message at a
-	// time: what it writes while it runs comes before its response, the
-	// responses to a batch go out as one batch, and the output is flushed
-	// once per input line. The handler must not Call (nothing reads the
-	// response while it waits).
+	// time: what it writes while it runs comes before its response, and the
+	// responses to a batch go out as one batch. The handler must not Call
+	// (nothing reads the response while it waits); it may answer from
+	// another goroutine (ErrReplyLater).
 	Inline Dispatch = iota
 	// Ordered runs the handler on one worker goroutine, in the order the
 	// messages came; reading never waits for it, so responses to the Conn's
 	// own calls are delivered while a handler runs.
 	Ordered
-	// Concurrent runs each request's handler on a goroutine of its own and
-	// notifications on the reading goroutine, in order.
-	Concurrent
 )
 
 // Options configure a Conn.
@@ -96,6 +93,11 @@ type Options struct {
 	// OnDrop, when set, hears of every message (or line) the Conn handled
 	// no further: why, and its bytes.
 	OnDrop func(why string, msg []byte)
+	// HoldWrites (Inline only) buffers what is written while an input line
+	// is handled and writes it when the line is done: one write for a
+	// replay of thousands of updates. Only for a Conn written to from its
+	// handler alone (a write from elsewhere would wait for the line).
+	HoldWrites bool
 }
 
 // Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
@@ -112,8 +114,8 @@ type Conn struct {
 	pending map[string]chan response
 	closed  bool
 
-	queue    *queue         // Ordered
-	handlers sync.WaitGroup // Ordered's worker, Concurrent's request goroutines
+	queue  *queue         // Ordered
+	worker sync.WaitGroup // Ordered's
 }
 
 type response struct {
@@ -134,9 +136,9 @@ func New(w io.Writer, opts Options) *Conn {
 func (c *Conn) Serve(ctx context.Context, r io.Reader) error {
 	if c.opts.Dispatch == Ordered {
 		c.queue = newQueue()
-		c.handlers.Add(1)
+		c.worker.Add(1)
 		go func() {
-			defer c.handlers.Done()
+			defer c.worker.Done()
 			for {
 				req, ok := c.queue.pop()
 				if !ok {
@@ -158,7 +160,7 @@ func (c *Conn) Serve(ctx context.Context, r io.Reader) error {
 	if c.queue != nil {
 		c.queue.close()
 	}
-	c.handlers.Wait()
+	c.worker.Wait()
 	return err
 }
 
@@ -207,7 +209,7 @@ var null = json.RawMessage("null")
 // line handles one input line: a message or a batch.
 func (c *Conn) line(ctx context.Context, b []byte) {
 	inline := c.opts.Dispatch == Inline
-	if inline {
+	if inline && c.opts.HoldWrites {
 		c.holdWrites(true)
 		defer c.holdWrites(false)
 	}
@@ -269,23 +271,6 @@ func (c *Conn) message(ctx context.Context, b []byte) *outMsg {
 		return c.answer(ctx, req)
 	case Ordered:
 		c.queue.push(req)
-	case Concurrent:
-		if req.Notification() {
-			c.handle(ctx, req)
-			return nil
-		}
-		c.mu.Lock()
-		if c.closed { // Serve is waiting for the handlers: no new ones
-			c.mu.Unlock()
-			c.drop("request after the connection closed", b)
-			return nil
-		}
-		c.handlers.Add(1)
-		c.mu.Unlock()
-		go func() {
-			defer c.handlers.Done()
-			c.handle(ctx, req)
-		}()
 	}
 	return nil
 }

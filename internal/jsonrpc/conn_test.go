@@ -146,7 +146,7 @@ func TestInlineOrderAndBatch(t *testing.T) {
 		return echo(ctx, r)
 	}
 	var buf bytes.Buffer
-	c = New(&buf, Options{Handler: h})
+	c = New(&buf, Options{Handler: h, HoldWrites: true})
 	in := `{"jsonrpc":"2.0","id":1,"method":"replay"}
 [{"jsonrpc":"2.0","id":2,"method":"echo","params":1},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":3,"method":"nope"}]
 `
@@ -358,17 +358,22 @@ func TestOrderedReadsWhileHandling(t *testing.T) {
 	}
 }
 
-// TestConcurrentRequests: with Concurrent, a request whose handler blocks
-// does not hold up the next one; notifications run in order on the reader.
-func TestConcurrentRequests(t *testing.T) {
+// TestAnswersFromGoroutines: an Inline handler that leaves requests to
+// goroutines of their own (ErrReplyLater) answers a blocked one after a
+// quick one, and reading goes on meanwhile.
+func TestAnswersFromGoroutines(t *testing.T) {
 	release := make(chan struct{})
+	var p *peer
 	h := func(ctx context.Context, r *Request) (any, error) {
-		if r.Method == "block" {
-			<-release
-		}
-		return r.Method, nil
+		go func() {
+			if r.Method == "block" {
+				<-release
+			}
+			_ = p.c.Reply(r.ID, r.Method)
+		}()
+		return nil, ErrReplyLater
 	}
-	p := newPeer(t, Options{Handler: h, Dispatch: Concurrent})
+	p = newPeer(t, Options{Handler: h})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"block"}`)
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"quick"}`)
 	if m := p.read(); string(m["id"]) != "2" {

@@ -3,8 +3,8 @@
 // speaks them on stdio. A Conn sends requests with its own ids (from 0) and
 // matches the peer's responses to them by id, sends notifications and
 // responses, and hands the peer's requests and notifications to a Handler,
-// on the reading goroutine, on one worker, or one goroutine per request
-// (Dispatch), as the peer needs. A JSON array is a batch (ACP v2 alpha.9).
+// on the reading goroutine or on one worker (Dispatch); a handler may leave
+// a request to a goroutine of its own that answers later (ErrReplyLater). A JSON array is a batch (ACP v2 alpha.9).
 // Input that is not JSON-RPC is answered with the spec's error (-32700,
 // -32600, id null) or dropped (Options.IgnoreMalformed); a response to an
 // id nobody waits for is dropped; either is reported to Options.OnDrop.
