@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/acptap/acptap/host/replayserve"
+	replayserve "github.com/acptap/acptap/host/replay"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/replay"

@@ -4,4 +4,4 @@
 // version the client asks for: ACP v2 (session/resume with replayFrom) or
 // ACP v1 (session/load, v1.go). Nothing is executed; prompts and anything
 // that would change a session are refused.
-package replayserve
+package replay

@@ -1,4 +1,4 @@
-package replayserve
+package replay
 
 import (
 	"bytes"
