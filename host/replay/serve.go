@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/jsonrpc"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
@@ -27,16 +27,18 @@ const (
 
 // JSON-RPC error codes of the read-only agent.
 const (
-	codeParse          = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
+	codeMethodNotFound = jsonrpc.CodeMethodNotFound
+	codeInvalidParams  = jsonrpc.CodeInvalidParams
+	codeInternal       = jsonrpc.CodeInternalError
 	codeNotFound       = -32002 // ACP: resource not found
 	// codeRecording refuses what would change a recording (prompts, new
 	// sessions, configuration): a server error of JSON-RPC's
 	// implementation-defined range.
 	codeRecording = -32099
 )
+
+// rpcError is a JSON-RPC error object.
+type rpcError = jsonrpc.Error
 
 // Replayer replays the stream at path to target ("acp/2@…", "acp/1")
 // through a replay plugin, and returns the loss report.
@@ -60,7 +62,7 @@ type Server struct {
 	version  string
 	targetV2 string
 	replayer Replayer
-	out      *bufio.Writer
+	conn     *jsonrpc.Conn
 	// v1 is set when the client's initialize asked for protocolVersion 1;
 	// client are the capabilities it sent.
 	v1     bool
@@ -73,103 +75,37 @@ func New(o Options) *Server {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Server{st: o.Store, logger: logger, version: o.Version, targetV2: o.TargetV2, replayer: o.Replay,
-		out: bufio.NewWriterSize(o.Out, 64<<10)}
+	s := &Server{st: o.Store, logger: logger, version: o.Version, targetV2: o.TargetV2, replayer: o.Replay}
+	// Inline: one request at a time, the replayed updates written before
+	// the response that ends them, a batch answered by a batch; the
+	// output is written once per input line.
+	s.conn = jsonrpc.New(o.Out, jsonrpc.Options{Handler: s.handle, HoldWrites: true,
+		OnDrop: func(why string, msg []byte) { logger.Debug("input not handled", "why", why, "bytes", len(msg)) }})
+	return s
 }
 
-// Run reads JSON-RPC lines from in until it ends, answering each.
-func (s *Server) Run(in io.Reader) error { return s.run(in) }
-
-// run reads JSON-RPC lines until stdin ends.
-func (s *Server) run(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if werr := s.line(t); werr != nil {
-				return werr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+// Run reads JSON-RPC lines from in until it ends, answering each. It fails
+// when the output could not be written.
+func (s *Server) Run(in io.Reader) error {
+	if err := s.conn.Serve(context.Background(), in); err != nil {
+		return err
 	}
+	return s.conn.Err()
 }
 
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-// line handles one line: a message, or a batch (answered by a batch).
-func (s *Server) line(b []byte) error {
-	if b[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(b, &elems); err != nil || len(elems) == 0 {
-			return s.write(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}})
-		}
-		var resps []rpcResponse
-		for _, e := range elems {
-			if r := s.message(e); r != nil {
-				resps = append(resps, *r)
-			}
-		}
-		if len(resps) == 0 {
-			return s.flush()
-		}
-		return s.write(resps)
+// handle answers one request; notifications (session/cancel,
+// $/cancel_request, …) have nothing to do in a recording.
+func (s *Server) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Notification() {
+		s.logger.Debug("notification", "method", req.Method)
+		return nil, nil
 	}
-	if r := s.message(b); r != nil {
-		return s.write(*r)
-	}
-	return s.flush()
-}
-
-// message handles one JSON-RPC message and returns its response (nil for
-// notifications and for responses from the client).
-func (s *Server) message(b []byte) *rpcResponse {
-	var req rpcRequest
-	if err := json.Unmarshal(b, &req); err != nil {
-		if !json.Valid(b) {
-			return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}}
-		}
-		return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request"}}
-	}
-	if req.Method == nil {
-		return nil // a response to a request we never send, or junk without an id
-	}
-	method := *req.Method
-	if len(req.ID) == 0 {
-		s.logger.Debug("notification", "method", method)
-		return nil // session/cancel, $/cancel_request, … : nothing to do in a recording
-	}
-	resp := &rpcResponse{JSONRPC: "2.0", ID: req.ID}
-	result, rerr := s.call(method, req.Params)
+	result, rerr := s.call(req.Method, req.Params)
 	if rerr != nil {
-		s.logger.Info("request refused", "method", method, "code", rerr.Code, "message", rerr.Message)
-		resp.Error = rerr
-	} else {
-		resp.Result = result
+		s.logger.Info("request refused", "method", req.Method, "code", rerr.Code, "message", rerr.Message)
+		return nil, rerr
 	}
-	return resp
+	return result, nil
 }
 
 func (s *Server) call(method string, params json.RawMessage) (any, *rpcError) {
@@ -231,7 +167,7 @@ func (s *Server) list(params json.RawMessage) (any, *rpcError) {
 	}
 	ids, err := s.st.Sessions()
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	sessions := []any{}
 	for _, id := range ids {
@@ -277,7 +213,7 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 	}
 	sum, err := summarize(path)
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	replayed := false
 	var report json.RawMessage
@@ -291,7 +227,7 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		rep, lastIdle, err := s.replaySession(path)
 		if err != nil {
 			s.logger.Error("replay failed", "session", p.SessionID, "error", err)
-			return nil, &rpcError{Code: -32603, Message: "Internal error: replay failed: " + err.Error()}
+			return nil, &rpcError{Code: codeInternal, Message: "Internal error: replay failed: " + err.Error()}
 		}
 		report, replayed = rep, lastIdle
 	}
@@ -299,8 +235,8 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		// The current state: a recording is never running.
 		state, _ := asr.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update",
 			"params": map[string]any{"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "state_update", "state": "idle"}}})
-		if err := s.writeLine(state); err != nil {
-			return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		if err := s.conn.SendRaw(state); err != nil {
+			return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 		}
 	}
 	result := map[string]any{}
@@ -339,7 +275,7 @@ func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
 			_ = json.Unmarshal(o.JSON, &n)
 			u := n.Params.Update
 			lastIdle = u.SessionUpdate == "state_update" && u.State == "idle"
-			return s.writeLine(o.JSON)
+			return s.conn.SendRaw(o.JSON)
 		case sdk.Diagnostic:
 			s.logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
 		}
@@ -351,24 +287,6 @@ func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
 	s.logger.Info("replayed", "stream", path, "report", string(bytes.TrimSpace(report)))
 	return json.RawMessage(bytes.TrimSpace(report)), lastIdle, nil
 }
-
-func (s *Server) write(v any) error {
-	b, err := asr.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := s.writeLine(b); err != nil {
-		return err
-	}
-	return s.flush()
-}
-
-func (s *Server) writeLine(b []byte) error {
-	s.out.Write(b)
-	return s.out.WriteByte('\n')
-}
-
-func (s *Server) flush() error { return s.out.Flush() }
 
 // sessionSummary is what session/list and session/resume need of a stream.
 type sessionSummary struct {

@@ -90,7 +90,7 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	}
 	sum, err := summarize(path)
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	compactions := 0
 	raw, err := s.replayer(context.Background(), replay.TargetV1, path, func(o sdk.Output) error {
@@ -100,7 +100,7 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 				compactions++
 				return nil
 			}
-			return s.writeLine(o.JSON)
+			return s.conn.SendRaw(o.JSON)
 		case sdk.Diagnostic:
 			s.logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
 		}
@@ -108,11 +108,11 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	})
 	if err != nil {
 		s.logger.Error("replay failed", "session", p.SessionID, "error", err)
-		return nil, &rpcError{Code: -32603, Message: "Internal error: replay failed: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: replay failed: " + err.Error()}
 	}
 	rep, err := replay.ParseLossReport(raw)
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	rep.AddCategory(replay.LossV1Compaction, compactions, "the client did not advertise session.compaction")
 	rep.Updates -= compactions
