@@ -17,6 +17,7 @@ import (
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
+	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // The agent's name and title in the initialize answer.
@@ -362,4 +363,40 @@ func summarize(path string) (sessionSummary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// Serve is `acptap replay --serve`: the read-only agent over the store on
+// in and out, with the replay plugins started out of process when a
+// session is first opened, one per target: ACP v2 for a v2 client
+// (pluginName, or the one configured for the v2 revision), ACP v1 for a v1
+// client (the one configured for "acp/1"). They are stopped when in ends.
+func (ps *Plugins) Serve(st *store.Store, version, pluginName string, in io.Reader, out io.Writer) error {
+	plugins := map[string]*Plugin{}
+	defer func() {
+		for _, p := range plugins {
+			p.Kill()
+		}
+	}()
+	replayer := func(ctx context.Context, target, path string, emit func(sdk.Output) error) ([]byte, error) {
+		p := plugins[target]
+		if p == nil {
+			var err error
+			if strings.HasPrefix(target, sdkreplay.TargetV1) {
+				// pluginName names the v2 replayer; v1's is configured.
+				p, err = ps.Launch(ctx, "", ProtoV1)
+			} else {
+				p, err = ps.Launch(ctx, pluginName, ProtoV2)
+			}
+			if err != nil {
+				return nil, err
+			}
+			plugins[target] = p
+		}
+		return p.ReplayFile(ctx, path, emit)
+	}
+	logger := ps.logger()
+	s := New(Options{Store: st, Logger: logger.Named("serve"), Version: version,
+		TargetV2: "acp/2@" + ps.SchemaRevision, Replay: replayer, Out: out})
+	logger.Info("serving recorded sessions read-only", "store", st.Root())
+	return s.Run(in)
 }
