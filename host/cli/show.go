@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -541,7 +540,7 @@ func (s *shower) record(g asr.Generic) error {
 			parts = append(parts, "copied history through "+d.LocalThroughID)
 		}
 		s.entry(g, p.c(sgrYellow, "declared: "+strings.Join(parts, "; ")))
-	case asr.AuditPrefix + acpasr.AuditPromptError:
+	case asr.AuditPrefix + asr.AuditPromptError:
 		var a struct {
 			Native struct {
 				Record struct {

@@ -13,9 +13,10 @@ import (
 
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/pluginwire"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // Loss categories of a byte-level replay, beyond the seed's.
@@ -48,14 +49,14 @@ func WireDirs(streamPath, storeRoot string) []string {
 // (native.ref, ASR-723, ASR-733), in connection order. Updates an agent
 // replayed on session/resume are skipped once an earlier wire log has
 // already given the session's updates.
-func Capture(path string, dirs []string, out io.Writer) (sdkreplay.LossReport, error) {
+func Capture(path string, dirs []string, out io.Writer) (ireplay.LossReport, error) {
 	sid, names, err := streamWireLogs(path)
 	if err != nil {
-		return sdkreplay.LossReport{}, err
+		return ireplay.LossReport{}, err
 	}
-	var tally sdkreplay.Tally
-	rep := sdkreplay.LossReport{}
-	info := &sdkreplay.CaptureInfo{WireLogs: []string{}}
+	var tally ireplay.Tally
+	rep := ireplay.LossReport{}
+	info := &ireplay.CaptureInfo{WireLogs: []string{}}
 	type found struct {
 		path    string
 		started int64
@@ -167,8 +168,8 @@ func findWire(dirs []string, name string) (string, bool) {
 type capture struct {
 	sid   string
 	out   io.Writer
-	tally *sdkreplay.Tally
-	info  *sdkreplay.CaptureInfo
+	tally *ireplay.Tally
+	info  *ireplay.CaptureInfo
 }
 
 type rpcHead struct {
@@ -188,7 +189,7 @@ func (c *capture) log(path string) error {
 		return err
 	}
 	defer r.Close()
-	fb := sdk.NewFrameBuilder()
+	fb := pluginwire.NewFrameBuilder()
 	var frames []sdk.Frame
 	resumes := map[uint64]bool{} // seqs of c2a session/resume requests with replayFrom, for this session
 	hadFrames := c.info.Frames > 0

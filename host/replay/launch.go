@@ -13,8 +13,8 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/pluginhost"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // The ACP versions `replay --to` and `roundtrip --via` take.
@@ -58,7 +58,7 @@ func (ps *Plugins) Launch(ctx context.Context, name, proto string) (*Plugin, err
 	case ProtoV2:
 		return ps.launchFor(ctx, name, "acp/2@"+ps.SchemaRevision, "acpv2")
 	case ProtoV1:
-		return ps.launchFor(ctx, name, sdkreplay.TargetV1, "acpv1")
+		return ps.launchFor(ctx, name, ireplay.TargetV1, "acpv1")
 	}
 	return nil, fmt.Errorf("unknown ACP version %q", proto)
 }
@@ -146,7 +146,7 @@ func (p *Plugin) replayAs(ctx context.Context, r io.Reader, target string, emit 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sdkreplay.ParseLossReport(report); err != nil {
+	if _, err := ireplay.ParseLossReport(report); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", p.inst.Spec.Name, err)
 	}
 	return report, nil

@@ -16,15 +16,15 @@ import (
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // RoundTrip is a round trip's outcome (ASR-732).
 type RoundTrip struct {
 	Path     string // the stream S
-	Result   sdkreplay.Result
-	Report   sdkreplay.LossReport
+	Result   ireplay.Result
+	Report   ireplay.LossReport
 	Recorded []byte // S′, the recording of the replay
 }
 
@@ -72,7 +72,7 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 	if err != nil {
 		return nil, err
 	}
-	src, err := sdkreplay.ReadStream(f)
+	src, err := ireplay.ReadStream(f)
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -84,17 +84,17 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 	defer os.RemoveAll(dir)
 	wirePath := filepath.Join(dir, roundTripConnection+".jsonl")
 
-	before, after := sdkreplay.ResumeExchange(src.Header)
-	compare := sdkreplay.Compare
-	if p.target == sdkreplay.TargetV1 {
-		before, after = sdkreplay.LoadExchange(src.Header)
-		compare = sdkreplay.CompareV1
+	before, after := ireplay.ResumeExchange(src.Header)
+	compare := ireplay.Compare
+	if p.target == ireplay.TargetV1 {
+		before, after = ireplay.LoadExchange(src.Header)
+		compare = ireplay.CompareV1
 	}
 	raw, err := writeReplayLog(ctx, p, path, wirePath, before, after)
 	if err != nil {
 		return nil, err
 	}
-	report, err := sdkreplay.ParseLossReport(raw)
+	report, err := ireplay.ParseLossReport(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 	if err != nil {
 		return nil, fmt.Errorf("record the replay: %w", err)
 	}
-	rec, err := sdkreplay.ReadStream(bytes.NewReader(recorded))
+	rec, err := ireplay.ReadStream(bytes.NewReader(recorded))
 	if err != nil {
 		return nil, fmt.Errorf("the recording of the replay: %w", err)
 	}
@@ -111,7 +111,7 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 
 // writeReplayLog writes the wire log of the replayed connection: before,
 // the replay's frames from the agent, after; it returns the loss report.
-func writeReplayLog(ctx context.Context, p *Plugin, path, wirePath string, before, after []sdkreplay.WireLine) ([]byte, error) {
+func writeReplayLog(ctx context.Context, p *Plugin, path, wirePath string, before, after []ireplay.WireLine) ([]byte, error) {
 	w, err := wire.Create(wirePath, wire.Header{Connection: roundTripConnection})
 	if err != nil {
 		return nil, err

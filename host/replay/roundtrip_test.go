@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/host/pluginhost"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // inProcess is a replay plugin running in this process (the round trip's
@@ -38,7 +38,7 @@ func TestASR732_RoundTripOverPipeline(t *testing.T) {
 		name   string
 		m      sdk.Mapper
 		target string
-	}{{"v2", acpv2.New(), acpv2.Input}, {"v1", acpv1.New(), sdkreplay.TargetV1}} {
+	}{{"v2", acpv2.New(), acpv2.Input}, {"v1", acpv1.New(), ireplay.TargetV1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt, err := RunRoundTrip(context.Background(), inProcess(t, tc.m, tc.target), everyType, nil)
 			if err != nil {

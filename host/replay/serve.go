@@ -13,11 +13,11 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/internal/jsonrpc"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // The agent's name and title in the initialize answer.
@@ -381,7 +381,7 @@ func (ps *Plugins) Serve(st *store.Store, version, pluginName string, in io.Read
 		p := plugins[target]
 		if p == nil {
 			var err error
-			if strings.HasPrefix(target, sdkreplay.TargetV1) {
+			if strings.HasPrefix(target, ireplay.TargetV1) {
 				// pluginName names the v2 replayer; v1's is configured.
 				p, err = ps.Launch(ctx, "", ProtoV1)
 			} else {

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/host/store"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // serve runs a server over the lines in, with the real replay plugins in
@@ -41,7 +41,7 @@ func serve(t *testing.T, in ...string) []map[string]any {
 		}
 		defer f.Close()
 		m := acpv2.New()
-		if target == sdkreplay.TargetV1 {
+		if target == ireplay.TargetV1 {
 			m = acpv1.New()
 		}
 		return m.(sdk.Replayer).Replay(ctx, nil, target, f, emit)
@@ -121,7 +121,7 @@ func TestV1Methods(t *testing.T) {
 	}
 	res := byID[2]["result"].(map[string]any)
 	rep := res["_meta"].(map[string]any)["org.acptap/replay"].(map[string]any)["lossReport"].(map[string]any)
-	if updates == 0 || rep["target"] != sdkreplay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), sdkreplay.LossV1Compaction) {
+	if updates == 0 || rep["target"] != ireplay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), ireplay.LossV1Compaction) {
 		t.Errorf("load: %d updates, report %v", updates, jsonOf(rep))
 	}
 	for id, code := range map[float64]float64{3: codeNotFound, 4: codeRecording, 5: codeRecording, 6: codeRecording} {

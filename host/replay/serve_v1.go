@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
-	sdkreplay "github.com/acptap/acptap/sdk/replay"
 )
 
 // clientCaps is what the server needs of a v1 client's capabilities.
@@ -93,7 +93,7 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	compactions := 0
-	raw, err := s.replayer(context.Background(), sdkreplay.TargetV1, path, func(o sdk.Output) error {
+	raw, err := s.replayer(context.Background(), ireplay.TargetV1, path, func(o sdk.Output) error {
 		switch o.Kind {
 		case sdk.ACPFrame:
 			if !s.client.compaction() && isCompaction(o.JSON) {
@@ -110,13 +110,13 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 		s.logger.Error("replay failed", "session", p.SessionID, "error", err)
 		return nil, &rpcError{Code: codeInternal, Message: "Internal error: replay failed: " + err.Error()}
 	}
-	rep, err := sdkreplay.ParseLossReport(raw)
+	rep, err := ireplay.ParseLossReport(raw)
 	if err != nil {
 		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
-	rep.AddCategory(sdkreplay.LossV1Compaction, compactions, "the client did not advertise session.compaction")
+	rep.AddCategory(ireplay.LossV1Compaction, compactions, "the client did not advertise session.compaction")
 	rep.Updates -= compactions
-	s.logger.Info("replayed", "stream", path, "target", sdkreplay.TargetV1, "updates", rep.Updates)
+	s.logger.Info("replayed", "stream", path, "target", ireplay.TargetV1, "updates", rep.Updates)
 	result := map[string]any{"_meta": map[string]any{"org.acptap/replay": map[string]any{"recording": true, "lossReport": rep}}}
 	if len(sum.config) > 0 {
 		withConfig := map[string]any{"_meta": result["_meta"], "configOptions": sum.config}
