@@ -5,10 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-
-	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/filekind"
@@ -81,15 +80,12 @@ func runReplay(env *Env, args []string) int {
 		}
 		report = rep.Marshal()
 	} else {
-		logger, closer, err := newCommandLogger(cfg)
+		ps, closer, err := replayPlugins(env, cfg)
 		if err != nil {
 			return fail(err)
 		}
 		defer closeQuietly(closer)
-		ps, err := replayPlugins(env, cfg, logger)
-		if err != nil {
-			return fail(err)
-		}
+		logger := ps.Logger
 		p, err := ps.Launch(context.Background(), *pluginName, *to)
 		if err != nil {
 			return fail(err)
@@ -126,29 +122,31 @@ func runServe(env *Env, c *common, pluginName string) int {
 	if err != nil {
 		return fail(err)
 	}
-	logger, closer, err := newCommandLogger(cfg)
+	ps, closer, err := replayPlugins(env, cfg)
 	if err != nil {
 		return fail(err)
 	}
 	defer closeQuietly(closer)
-	ps, err := replayPlugins(env, cfg, logger)
-	if err != nil {
-		return fail(err)
-	}
 	if err := ps.Serve(st, version(), pluginName, env.Stdin, env.Stdout); err != nil {
-		logger.Error("serve", "error", err)
+		ps.Logger.Error("serve", "error", err)
 		return fail(err)
 	}
 	return ExitOK
 }
 
-// replayPlugins is what starts the configured replay plugins.
-func replayPlugins(env *Env, cfg *config.Config, logger hclog.Logger) (*replay.Plugins, error) {
+// replayPlugins opens the command's log and what starts the configured
+// replay plugins; the caller closes the log.
+func replayPlugins(env *Env, cfg *config.Config) (*replay.Plugins, io.Closer, error) {
+	logger, closer, err := newCommandLogger(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	cat, err := catalog(env, cfg)
 	if err != nil {
-		return nil, err
+		closeQuietly(closer)
+		return nil, nil, err
 	}
-	return &replay.Plugins{Catalog: cat, Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision, Logger: logger}, nil
+	return &replay.Plugins{Catalog: cat, Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision, Logger: logger}, closer, nil
 }
 
 // parseInterspersed parses flags that may come before or after the

@@ -52,22 +52,18 @@ func runRoundtrip(env *Env, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	logger, closer, err := newCommandLogger(cfg)
+	ps, closer, err := replayPlugins(env, cfg)
 	if err != nil {
 		return fail(err)
 	}
 	defer closeQuietly(closer)
-	ps, err := replayPlugins(env, cfg, logger)
-	if err != nil {
-		return fail(err)
-	}
 	ctx := context.Background()
 	p, err := ps.Launch(ctx, *pluginName, *via)
 	if err != nil {
 		return fail(err)
 	}
 	defer p.Kill()
-	rt, err := replay.RunRoundTrip(ctx, p, path, logger)
+	rt, err := replay.RunRoundTrip(ctx, p, path, ps.Logger)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}

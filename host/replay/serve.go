@@ -207,14 +207,9 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: session/resume needs a sessionId"}
 	}
-	path := s.st.StreamPath(p.SessionID)
-	if _, err := os.Stat(path); err != nil {
-		return nil, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + p.SessionID,
-			Data: map[string]any{"sessionId": p.SessionID}}
-	}
-	sum, err := summarize(path)
-	if err != nil {
-		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
+	path, sum, rerr := s.recorded(p.SessionID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	replayed := false
 	var report json.RawMessage
@@ -256,6 +251,21 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		}
 	}
 	return result, nil
+}
+
+// recorded finds a session's stream in the store and summarizes it, or
+// says why it cannot be opened.
+func (s *Server) recorded(id string) (string, sessionSummary, *rpcError) {
+	path := s.st.StreamPath(id)
+	if _, err := os.Stat(path); err != nil {
+		return "", sessionSummary{}, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + id,
+			Data: map[string]any{"sessionId": id}}
+	}
+	sum, err := summarize(path)
+	if err != nil {
+		return "", sessionSummary{}, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
+	}
+	return path, sum, nil
 }
 
 // replaySession replays a stream through the plugin onto stdout. lastIdle

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"github.com/acptap/acptap/internal/acpschema"
 	ireplay "github.com/acptap/acptap/internal/replay"
@@ -83,14 +82,9 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: session/load needs a sessionId"}
 	}
-	path := s.st.StreamPath(p.SessionID)
-	if _, err := os.Stat(path); err != nil {
-		return nil, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + p.SessionID,
-			Data: map[string]any{"sessionId": p.SessionID}}
-	}
-	sum, err := summarize(path)
-	if err != nil {
-		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
+	path, sum, rerr := s.recorded(p.SessionID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	compactions := 0
 	raw, err := s.replayer(context.Background(), ireplay.TargetV1, path, func(o sdk.Output) error {
