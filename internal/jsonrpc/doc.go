@@ -9,8 +9,11 @@
 // -32600, id null) or dropped (Options.IgnoreMalformed); a response to an
 // id nobody waits for is dropped; either is reported to Options.OnDrop.
 // The replay server (host/replay) and the example agent and client
-// (internal/demo) use it; standard library only, so the examples stay
-// readable without a dependency. No Go library fits: the well-kept ones
-// (sourcegraph/jsonrpc2, x/exp/jsonrpc2) have no batches and end the
-// connection on the first line that is not JSON.
+// (internal/demo) use it. It is written here, on the standard library,
+// because what these peers need is not what the Go JSON-RPC libraries are
+// built around (a stream decoder or a framer that ends the connection on
+// bytes that are not JSON): one message per line, a line that is not JSON
+// answered and read past, batches, and a replayed frame sent byte for byte
+// (SendRaw); and so the example agent and client stay standard library
+// only, as their docs promise.
 package jsonrpc
