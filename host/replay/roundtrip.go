@@ -82,7 +82,9 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	wirePath := filepath.Join(dir, roundTripConnection+".jsonl")
+	// Named without .jsonl: records point to it (native.ref.wire) as
+	// "roundtrip", as they always have.
+	wirePath := filepath.Join(dir, roundTripConnection)
 
 	before, after := ireplay.ResumeExchange(src.Header)
 	compare := ireplay.Compare
