@@ -45,8 +45,8 @@ type rpcError = jsonrpc.Error
 // through a replay plugin, and returns the loss report.
 type Replayer func(ctx context.Context, target, path string, emit func(sdk.Output) error) ([]byte, error)
 
-// Options configure a Server.
-type Options struct {
+// ServerOptions configure a Server.
+type ServerOptions struct {
 	Store   *store.Store
 	Logger  hclog.Logger
 	Version string // acptap's, in the initialize answer
@@ -70,8 +70,8 @@ type Server struct {
 	client clientCaps
 }
 
-// New returns a server writing to o.Out.
-func New(o Options) *Server {
+// NewServer returns a server writing to o.Out.
+func NewServer(o ServerOptions) *Server {
 	logger := o.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()
@@ -405,7 +405,7 @@ func (ps *Plugins) Serve(st *store.Store, version, pluginName string, in io.Read
 		return p.ReplayFile(ctx, path, emit)
 	}
 	logger := ps.logger()
-	s := New(Options{Store: st, Logger: logger.Named("serve"), Version: version,
+	s := NewServer(ServerOptions{Store: st, Logger: logger.Named("serve"), Version: version,
 		TargetV2: "acp/2@" + ps.SchemaRevision, Replay: replayer, Out: out})
 	logger.Info("serving recorded sessions read-only", "store", st.Root())
 	return s.Run(in)

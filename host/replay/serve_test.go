@@ -47,7 +47,7 @@ func serve(t *testing.T, in ...string) []map[string]any {
 		return m.(sdk.Replayer).Replay(ctx, nil, target, f, emit)
 	}
 	var out bytes.Buffer
-	s := New(Options{Store: st, Version: "test", TargetV2: acpv2.Input, Replay: replayer, Out: &out})
+	s := NewServer(ServerOptions{Store: st, Version: "test", TargetV2: acpv2.Input, Replay: replayer, Out: &out})
 	if err := s.Run(strings.NewReader(strings.Join(in, "\n") + "\n")); err != nil {
 		t.Fatal(err)
 	}
