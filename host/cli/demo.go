@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/internal/private"
 )

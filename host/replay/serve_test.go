@@ -1,4 +1,4 @@
-package replayserve
+package replay
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/internal/replay"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
@@ -42,13 +42,13 @@ func serve(t *testing.T, in ...string) []map[string]any {
 		}
 		defer f.Close()
 		m := acpv2.New()
-		if target == replay.TargetV1 {
+		if target == ireplay.TargetV1 {
 			m = acpv1.New()
 		}
 		return m.(sdk.Replayer).Replay(ctx, nil, target, f, emit)
 	}
 	var out bytes.Buffer
-	s := New(Options{Store: st, Version: "test", TargetV2: acpv2.Input, Replay: replayer, Out: &out})
+	s := NewServer(ServerOptions{Store: st, Version: "test", TargetV2: acpv2.Input, Replay: replayer, Out: &out})
 	if err := s.Run(strings.NewReader(strings.Join(in, "\n") + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestV1Methods(t *testing.T) {
 	}
 	res := byID[2]["result"].(map[string]any)
 	rep := res["_meta"].(map[string]any)["org.acptap/replay"].(map[string]any)["lossReport"].(map[string]any)
-	if updates == 0 || rep["target"] != replay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), asr.LossV1Compaction) {
+	if updates == 0 || rep["target"] != ireplay.TargetV1 || rep["updates"] != float64(updates) || !strings.Contains(jsonOf(rep), asr.LossV1Compaction) {
 		t.Errorf("load: %d updates, report %v", updates, jsonOf(rep))
 	}
 	for id, code := range map[float64]float64{3: codeNotFound, 4: codeRecording, 5: codeRecording, 6: codeRecording} {

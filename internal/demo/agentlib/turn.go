@@ -34,10 +34,10 @@ func (t *turn) respond() {
 	}
 	t.responded = true
 	if t.v1 {
-		_ = t.a.conn.reply(t.reqID, v1PromptResponse{StopReason: t.stop})
+		_ = t.a.conn.Reply(t.reqID, v1PromptResponse{StopReason: t.stop})
 		return
 	}
-	_ = t.a.conn.reply(t.reqID, promptResponse{MessageID: t.messageID()})
+	_ = t.a.conn.Reply(t.reqID, promptResponse{MessageID: t.messageID()})
 }
 
 // send sends one session/update of the turn, in the connection's dialect.
@@ -48,7 +48,7 @@ func (t *turn) send(u any) error {
 			return nil
 		}
 	}
-	return t.a.conn.notify("session/update", sessionNotification{SessionID: t.s.id, Update: u})
+	return t.a.conn.Notify("session/update", sessionNotification{SessionID: t.s.id, Update: u})
 }
 
 // update sends one session/update, after the configured pause.
@@ -136,7 +136,7 @@ func (t *turn) run(ctx context.Context) {
 	if t.v1 && stop == "error" {
 		// v1 has no "error" stop reason: the prompt request fails.
 		t.responded = true
-		_ = t.a.conn.replyError(t.reqID, &rpcError{Code: codeInternalError, Message: err.Error()})
+		_ = t.a.conn.ReplyError(t.reqID, &rpcError{Code: codeInternalError, Message: err.Error()})
 		return
 	}
 	t.stop = stop
@@ -235,7 +235,7 @@ func (t *turn) editTurn(ctx context.Context) error {
 	}
 
 	var perm requestPermissionResponse
-	err = t.a.conn.call(ctx, "session/request_permission", t.permission(requestPermissionRequest{
+	err = t.a.conn.Call(ctx, "session/request_permission", t.permission(requestPermissionRequest{
 		SessionID:   t.s.id,
 		Title:       "Allow editing main.go?",
 		Description: "The agent wants to replace one line.",

@@ -1,17 +1,17 @@
 package agentlib
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/jsonrpc"
 )
 
 // Name and Version identify the example agent in its initialize response.
@@ -50,117 +50,22 @@ func Serve(r io.Reader, w io.Writer) error {
 func ServeContext(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &agent{
-		opts:     opts,
-		conn:     newConn(w),
-		sessions: map[string]*session{},
-	}
-	q := newQueue()
-	var workerDone = make(chan struct{})
-	go func() {
-		defer close(workerDone)
-		for {
-			m, ok := q.pop()
-			if !ok {
-				return
-			}
-			a.handle(ctx, m)
-		}
-	}()
-
-	readErr := make(chan error, 1)
-	go func() { readErr <- a.readLoop(r, q) }()
-
-	var err error
-	select {
-	case err = <-readErr:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	// The client is gone (or we were stopped): end pending calls and turns.
-	a.conn.shutdown()
-	q.close()
-	<-workerDone
+	a := &agent{opts: opts, sessions: map[string]*session{}}
+	// Ordered: responses to the agent's own requests are routed at once,
+	// requests and notifications are handled one at a time, in order, so a
+	// slow handler never stops the agent from reading its input.
+	a.conn = jsonrpc.New(w, jsonrpc.Options{Handler: a.handle, Dispatch: jsonrpc.Ordered, CancelMethod: "$/cancel_request"})
+	// Serve returns when the client is gone (or we were stopped) and the
+	// messages read have been handled: then end the turns.
+	err := a.conn.Serve(ctx, r)
 	cancel()
 	a.turns.Wait()
 	return err
 }
 
-func (a *agent) readLoop(r io.Reader, q *queue) error {
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			a.dispatch(line, q)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read: %w", err)
-		}
-	}
-}
-
-// dispatch routes responses to waiting calls at once and queues requests and
-// notifications for the worker, in order. It never blocks on the worker, so
-// a slow handler cannot stop the agent from reading its input.
-func (a *agent) dispatch(line []byte, q *queue) {
-	if len(trimSpace(line)) == 0 {
-		return
-	}
-	msgs, err := decode(line)
-	if err != nil {
-		_ = a.conn.replyError(nil, &rpcError{Code: codeParseError, Message: "Parse error"})
-		return
-	}
-	for _, m := range msgs {
-		id, hasID := m["id"]
-		methodRaw, hasMethod := m["method"]
-		if !hasMethod {
-			if !hasID {
-				continue
-			}
-			var r response
-			if e, ok := m["error"]; ok {
-				r.err = &rpcError{}
-				if json.Unmarshal(e, r.err) != nil {
-					r.err = &rpcError{Code: codeInternalError, Message: "malformed error"}
-				}
-			} else {
-				r.result = m["result"]
-			}
-			a.conn.deliver(id, r)
-			continue
-		}
-		var method string
-		if json.Unmarshal(methodRaw, &method) != nil {
-			if hasID {
-				_ = a.conn.replyError(id, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request"})
-			}
-			continue
-		}
-		in := incoming{method: method, params: m["params"]}
-		if hasID {
-			in.id = id
-		}
-		q.push(in)
-	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 type agent struct {
 	opts  Options
-	conn  *conn
+	conn  *jsonrpc.Conn
 	turns sync.WaitGroup
 
 	mu          sync.Mutex
@@ -189,44 +94,38 @@ func (a *agent) logf(format string, args ...any) {
 	}
 }
 
-// handle runs on the worker goroutine, one message at a time.
-func (a *agent) handle(ctx context.Context, in incoming) {
+// handle runs on the connection's worker, one message at a time.
+func (a *agent) handle(ctx context.Context, in *jsonrpc.Request) (any, error) {
 	var (
 		result any
 		rerr   *rpcError
 	)
-	switch in.method {
+	switch in.Method {
 	case "initialize":
-		result, rerr = a.initialize(in.params)
+		result, rerr = a.initialize(in.Params)
 	case "session/new":
-		result, rerr = a.newSession(ctx, in.params)
+		result, rerr = a.newSession(ctx, in.Params)
 	case "session/prompt":
 		// Answered by the turn itself, when the prompt is inserted or at the end.
 		if rerr = a.prompt(in); rerr == nil {
-			return
+			return nil, jsonrpc.ErrReplyLater
 		}
 	case "session/close":
-		result, rerr = a.closeSession(in.params)
+		result, rerr = a.closeSession(in.Params)
 	case "session/cancel":
 		var p sessionRequest
-		if json.Unmarshal(in.params, &p) == nil {
+		if json.Unmarshal(in.Params, &p) == nil {
 			a.cancelTurn(p.SessionID)
 		}
 	case "$/cancel_request":
 		// Nothing of ours runs long enough on behalf of a client request.
 	default:
-		if in.id != nil {
-			rerr = &rpcError{Code: codeMethodNotFound, Message: "Method not found", Data: map[string]string{"method": in.method}}
-		}
-	}
-	if in.id == nil {
-		return
+		rerr = &rpcError{Code: codeMethodNotFound, Message: "Method not found", Data: map[string]string{"method": in.Method}}
 	}
 	if rerr != nil {
-		_ = a.conn.replyError(in.id, rerr)
-		return
+		return nil, rerr
 	}
-	_ = a.conn.reply(in.id, result)
+	return result, nil
 }
 
 func invalidParams(msg string) *rpcError {
@@ -306,9 +205,9 @@ func (a *agent) lookup(id string) (*session, *rpcError) {
 
 // prompt queues a turn for the prompt; turns of a session run one at a time.
 // The turn answers the request itself.
-func (a *agent) prompt(in incoming) *rpcError {
+func (a *agent) prompt(in *jsonrpc.Request) *rpcError {
 	var p promptRequest
-	if err := json.Unmarshal(in.params, &p); err != nil {
+	if err := json.Unmarshal(in.Params, &p); err != nil {
 		return invalidParams(err.Error())
 	}
 	a.mu.Lock()
@@ -318,7 +217,7 @@ func (a *agent) prompt(in incoming) *rpcError {
 		return rerr
 	}
 	s.turns++
-	t := &turn{a: a, s: s, n: s.turns, reqID: in.id, prompt: p.Prompt, v1: a.v1, announced: map[string]bool{}}
+	t := &turn{a: a, s: s, n: s.turns, reqID: in.ID, prompt: p.Prompt, v1: a.v1, announced: map[string]bool{}}
 	prev, done := s.last, make(chan struct{})
 	s.last = done
 	a.turns.Add(1)
@@ -336,7 +235,7 @@ func (a *agent) prompt(in incoming) *rpcError {
 		if s.ctx.Err() != nil {
 			// Closed before the prompt was inserted.
 			a.mu.Unlock()
-			_ = a.conn.replyError(in.id, &rpcError{Code: codeRequestCancelled, Message: "Request cancelled"})
+			_ = a.conn.ReplyError(in.ID, &rpcError{Code: codeRequestCancelled, Message: "Request cancelled"})
 			return
 		}
 		s.cancelTurn = cancel
@@ -381,53 +280,4 @@ func (a *agent) closeSession(params json.RawMessage) (any, *rpcError) {
 	}
 	a.logf("session %s closed", p.SessionID)
 	return struct{}{}, nil
-}
-
-// queue is an unbounded FIFO between the read loop and the worker.
-type queue struct {
-	mu     sync.Mutex
-	items  []incoming
-	closed bool
-	signal chan struct{}
-}
-
-func newQueue() *queue { return &queue{signal: make(chan struct{}, 1)} }
-
-func (q *queue) push(in incoming) {
-	q.mu.Lock()
-	q.items = append(q.items, in)
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *queue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-// pop returns the next message, or false once the queue is closed and drained.
-func (q *queue) pop() (incoming, bool) {
-	for {
-		q.mu.Lock()
-		if len(q.items) > 0 {
-			in := q.items[0]
-			q.items = q.items[1:]
-			q.mu.Unlock()
-			return in, true
-		}
-		if q.closed {
-			q.mu.Unlock()
-			return incoming{}, false
-		}
-		q.mu.Unlock()
-		<-q.signal
-	}
 }

@@ -1,8 +1,6 @@
 package clientlib
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/jsonrpc"
 )
 
 // Name and Version identify the example client in its initialize request.
@@ -151,17 +151,20 @@ func Run(ctx context.Context, agentArgv []string, opts Options) (Summary, error)
 func RunConn(ctx context.Context, r io.Reader, w io.Writer, opts Options) (Summary, error) {
 	cl := &client{
 		opts: opts,
-		conn: newConn(w),
 		sum: Summary{
 			Updates:  map[string]int{},
 			Requests: map[string]int{},
 		},
 	}
+	// Inline: notifications are counted in the order they came; the
+	// agent's requests are answered from goroutines of their own (handle).
+	// A line that is not JSON-RPC is not answered: the client only reads.
+	cl.conn = jsonrpc.New(w, jsonrpc.Options{Handler: cl.handle, IgnoreMalformed: true})
 	readDone := make(chan error, 1)
 	go func() {
-		err := cl.readLoop(r)
-		cl.conn.shutdown()
-		readDone <- err
+		// Not ctx: the agent's output is read to its end, as the drain
+		// below waits for.
+		readDone <- cl.conn.Serve(context.Background(), r)
 	}()
 
 	err := cl.script(ctx)
@@ -195,7 +198,7 @@ func RunConn(ctx context.Context, r io.Reader, w io.Writer, opts Options) (Summa
 
 type client struct {
 	opts Options
-	conn *conn
+	conn *jsonrpc.Conn
 
 	mu       sync.Mutex
 	handlers []chan struct{} // closed when the answer to an agent request is written
@@ -231,7 +234,7 @@ func (cl *client) script(ctx context.Context) error {
 	if v1 {
 		req, want = v1InitializeRequest{ProtocolVersion: 1, ClientInfo: info}, 1
 	}
-	if err := cl.conn.call(ctx, "initialize", req, &init); err != nil {
+	if err := cl.conn.Call(ctx, "initialize", req, &init); err != nil {
 		return err
 	}
 	if v1 {
@@ -261,7 +264,7 @@ func (cl *client) script(ctx context.Context) error {
 		servers = DefaultMCPServers()
 	}
 	var ns newSessionResponse
-	if err := cl.conn.call(ctx, "session/new", newSessionRequest{
+	if err := cl.conn.Call(ctx, "session/new", newSessionRequest{
 		Cwd: cwd, AdditionalDirectories: cl.opts.AdditionalDirectories, MCPServers: servers,
 	}, &ns); err != nil {
 		return err
@@ -280,7 +283,7 @@ func (cl *client) script(ctx context.Context) error {
 		if v1 {
 			// ACP v1: the response ends the turn and says why.
 			var pr v1PromptResponse
-			if err := cl.conn.call(ctx, "session/prompt", promptRequest{
+			if err := cl.conn.Call(ctx, "session/prompt", promptRequest{
 				SessionID: ns.SessionID, Prompt: []textBlock{{Type: "text", Text: p}},
 			}, &pr); err != nil {
 				return err
@@ -295,7 +298,7 @@ func (cl *client) script(ctx context.Context) error {
 		cl.idle = idle
 		cl.mu.Unlock()
 		var pr promptResponse
-		if err := cl.conn.call(ctx, "session/prompt", promptRequest{
+		if err := cl.conn.Call(ctx, "session/prompt", promptRequest{
 			SessionID: ns.SessionID, Prompt: []textBlock{{Type: "text", Text: p}},
 		}, &pr); err != nil {
 			return err
@@ -312,7 +315,7 @@ func (cl *client) script(ctx context.Context) error {
 
 	if !cl.opts.SkipClose {
 		cl.waitHandlers(ctx) // answer everything before closing the session
-		if err := cl.conn.call(ctx, "session/close", sessionRequest{SessionID: ns.SessionID}, nil); err != nil {
+		if err := cl.conn.Call(ctx, "session/close", sessionRequest{SessionID: ns.SessionID}, nil); err != nil {
 			return err
 		}
 		cl.mu.Lock()
@@ -338,82 +341,29 @@ func (cl *client) waitHandlers(ctx context.Context) {
 	}
 }
 
-func (cl *client) readLoop(r io.Reader) error {
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			cl.handleLine(line)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read from agent: %w", err)
-		}
+// handle runs on the reading goroutine. A request is answered from its
+// own goroutine, so reading never waits on a write to an agent that is
+// busy writing too; it is registered first, so waitHandlers sees it.
+func (cl *client) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Notification() {
+		cl.handleNotification(req.Method, req.Params)
+		return nil, nil
 	}
-}
-
-func (cl *client) handleLine(line []byte) {
-	line = bytes.TrimSpace(line)
-	var msgs []map[string]json.RawMessage
-	if line[0] == '[' { // a JSON-RPC batch (ACP v2 alpha.9)
-		if json.Unmarshal(line, &msgs) != nil {
-			return
-		}
-	} else {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) != nil {
-			return
-		}
-		msgs = append(msgs, m)
-	}
-	for _, m := range msgs {
-		cl.handleMessage(m)
-	}
-}
-
-func (cl *client) handleMessage(m map[string]json.RawMessage) {
-	id, hasID := m["id"]
-	var method string
-	if raw, ok := m["method"]; ok {
-		_ = json.Unmarshal(raw, &method)
-	}
-	switch {
-	case method != "" && hasID:
-		cl.mu.Lock()
-		cl.sum.Requests[method]++
-		cl.mu.Unlock()
-		// Answered from its own goroutine, so the read loop never waits on
-		// a write to an agent that is busy writing too.
-		params := m["params"]
-		handled := make(chan struct{})
-		cl.mu.Lock()
-		cl.handlers = append(cl.handlers, handled)
-		cl.mu.Unlock()
-		go func() {
-			defer close(handled)
-			result, rerr := cl.handleRequest(method, params)
-			if rerr != nil {
-				_ = cl.conn.replyError(id, *rerr)
-			} else {
-				_ = cl.conn.reply(id, result)
-			}
-		}()
-	case method != "":
-		cl.handleNotification(method, m["params"])
-	case hasID:
-		var r response
-		if e, ok := m["error"]; ok {
-			r.err = &RPCError{}
-			if json.Unmarshal(e, r.err) != nil {
-				r.err = &RPCError{Code: -32603, Message: "malformed error response"}
-			}
+	handled := make(chan struct{})
+	cl.mu.Lock()
+	cl.sum.Requests[req.Method]++
+	cl.handlers = append(cl.handlers, handled)
+	cl.mu.Unlock()
+	go func() {
+		defer close(handled)
+		result, rerr := cl.handleRequest(req.Method, req.Params)
+		if rerr != nil {
+			_ = cl.conn.ReplyError(req.ID, rerr)
 		} else {
-			r.result = m["result"]
+			_ = cl.conn.Reply(req.ID, result)
 		}
-		cl.conn.deliver(id, r)
-	}
+	}()
+	return nil, jsonrpc.ErrReplyLater
 }
 
 func (cl *client) handleNotification(method string, params json.RawMessage) {

@@ -1,6 +1,7 @@
-package cli
+package replay
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,41 +11,45 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/acptap/acptap/host/config"
+	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
-	"github.com/acptap/acptap/internal/replay"
+	"github.com/acptap/acptap/internal/pluginwire"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// wireDirs lists where the wire logs a stream names may be: the store's
-// wire directory, and the one of the store the stream file sits in
-// (<store>/sessions/<id>/stream.asr.jsonl).
-func wireDirs(cfg *config.Config, streamPath string) []string {
+// WireDirs lists where the wire logs a stream names may be, by the store
+// layout: the wire directory of the store the stream file sits in, the
+// stream's own directory (a stream kept beside its wire logs), and the wire
+// directory of the configured store (storeRoot; "" for none).
+func WireDirs(streamPath, storeRoot string) []string {
 	var dirs []string
-	if abs, err := filepath.Abs(streamPath); err == nil {
-		root := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
-		dirs = append(dirs, filepath.Join(root, "wire"), root, filepath.Dir(abs))
+	if root, ok := store.RootOf(streamPath); ok {
+		dirs = append(dirs, store.WireDir(root))
 	}
-	if cfg != nil && cfg.Store != "" {
-		dirs = append(dirs, filepath.Join(cfg.Store, "wire"), cfg.Store)
+	if abs, err := filepath.Abs(streamPath); err == nil {
+		dirs = append(dirs, filepath.Dir(abs))
+	}
+	if storeRoot != "" {
+		dirs = append(dirs, store.WireDir(storeRoot))
 	}
 	return dirs
 }
 
-// captureReplay resends, byte for byte, the agent's session/update frames
+// Capture resends, byte for byte, the agent's session/update frames
 // for the stream's session from the wire logs its records point to
 // (native.ref, ASR-723, ASR-733), in connection order. Updates an agent
 // replayed on session/resume are skipped once an earlier wire log has
 // already given the session's updates.
-func captureReplay(path string, dirs []string, out io.Writer) (replay.LossReport, error) {
+func Capture(path string, dirs []string, out io.Writer) (ireplay.LossReport, error) {
 	sid, names, err := streamWireLogs(path)
 	if err != nil {
-		return replay.LossReport{}, err
+		return ireplay.LossReport{}, err
 	}
-	var tally replay.Tally
-	rep := replay.LossReport{}
-	info := &replay.CaptureInfo{WireLogs: []string{}}
+	var tally ireplay.Tally
+	rep := ireplay.LossReport{}
+	info := &ireplay.CaptureInfo{WireLogs: []string{}}
 	type found struct {
 		path    string
 		started int64
@@ -77,12 +82,17 @@ func captureReplay(path string, dirs []string, out io.Writer) (replay.LossReport
 		}
 		return logs[a].order < logs[b].order
 	})
-	c := &capture{sid: sid, out: out, tally: &tally, info: info}
+	bw := bufio.NewWriterSize(out, 64<<10)
+	c := &capture{sid: sid, out: bw, tally: &tally, info: info}
 	for _, l := range logs {
 		info.WireLogs = append(info.WireLogs, filepath.Base(l.path))
 		if err := c.log(l.path); err != nil {
+			bw.Flush()
 			return rep, err
 		}
+	}
+	if err := bw.Flush(); err != nil {
+		return rep, err
 	}
 	rep = tally.Report()
 	rep.Mode = "capture"
@@ -151,8 +161,8 @@ func findWire(dirs []string, name string) (string, bool) {
 type capture struct {
 	sid   string
 	out   io.Writer
-	tally *replay.Tally
-	info  *replay.CaptureInfo
+	tally *ireplay.Tally
+	info  *ireplay.CaptureInfo
 }
 
 type rpcHead struct {
@@ -164,14 +174,17 @@ type rpcHead struct {
 	} `json:"params"`
 }
 
+// log walks one wire log. Its lines are split into JSON-RPC messages, and
+// responses joined to their requests, by the router's own FrameBuilder.
 func (c *capture) log(path string) error {
 	r, err := wire.Open(path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	resumes := map[string]bool{} // c2a session/resume ids with replayFrom, for this session
-	replaying := 0
+	fb := pluginwire.NewFrameBuilder()
+	var frames []sdk.Frame
+	resumes := map[uint64]bool{} // seqs of c2a session/resume requests with replayFrom, for this session
 	hadFrames := c.info.Frames > 0
 	for {
 		e, err := r.Next()
@@ -190,36 +203,35 @@ func (c *capture) log(path string) error {
 		default:
 			continue
 		}
-		elems, batch := splitBatch(e.Line)
+		frames = fb.Line(frames[:0], e.Seq, e.Dir, e.At, e.Line)
+		batch := frames[0].BatchSize > 0
 		var keep [][]byte
-		for _, el := range elems {
+		for _, f := range frames {
 			var h rpcHead
-			if json.Unmarshal(el, &h) != nil {
+			if json.Unmarshal(f.Data, &h) != nil {
 				continue
 			}
-			id := string(bytes.TrimSpace(h.ID))
+			hasID := len(bytes.TrimSpace(h.ID)) > 0
 			switch {
 			case e.Dir == sdk.C2A && h.Method == "session/resume" && h.Params.SessionID == c.sid &&
 				len(h.Params.ReplayFrom) > 0 && string(h.Params.ReplayFrom) != "null":
-				resumes[id] = true
-				replaying++
-			case e.Dir == sdk.A2C && h.Method == "" && id != "" && resumes[id]:
-				delete(resumes, id)
-				replaying--
-			case e.Dir == sdk.A2C && h.Method == "session/update" && id == "" && h.Params.SessionID == c.sid:
-				if replaying > 0 && hadFrames {
+				resumes[e.Seq] = true
+			case e.Dir == sdk.A2C && h.Method == "" && f.ReplyTo != 0 && resumes[f.ReplyTo]:
+				delete(resumes, f.ReplyTo)
+			case e.Dir == sdk.A2C && h.Method == "session/update" && !hasID && h.Params.SessionID == c.sid:
+				if len(resumes) > 0 && hadFrames {
 					c.info.Skipped++
 					continue
 				}
-				keep = append(keep, el)
-			case e.Dir == sdk.A2C && h.Method != "" && id != "" && h.Params.SessionID == c.sid:
+				keep = append(keep, f.Data)
+			case e.Dir == sdk.A2C && h.Method != "" && hasID && h.Params.SessionID == c.sid:
 				c.tally.Add(asr.LossAgentRequests, 1, h.Method)
 			}
 		}
 		if len(keep) == 0 {
 			continue
 		}
-		if batch && len(keep) == len(elems) || !batch {
+		if !batch || len(keep) == len(frames) {
 			// The whole line, byte for byte.
 			if err := c.write(e.Line); err != nil {
 				return err
@@ -242,21 +254,4 @@ func (c *capture) write(b []byte) error {
 	}
 	_, err := c.out.Write([]byte{'\n'})
 	return err
-}
-
-// splitBatch returns a line's JSON-RPC messages: the elements of a batch
-// (exactly as they are written in the line), or the line itself.
-func splitBatch(line []byte) ([][]byte, bool) {
-	t := bytes.TrimSpace(line)
-	if len(t) > 0 && t[0] == '[' {
-		var arr []json.RawMessage
-		if json.Unmarshal(t, &arr) == nil && len(arr) > 0 {
-			out := make([][]byte, len(arr))
-			for i, a := range arr {
-				out[i] = a
-			}
-			return out, true
-		}
-	}
-	return [][]byte{line}, false
 }

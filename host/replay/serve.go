@@ -1,7 +1,6 @@
-package replayserve
+package replay
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/jsonrpc"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -27,10 +28,9 @@ const (
 
 // JSON-RPC error codes of the read-only agent.
 const (
-	codeParse          = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
+	codeMethodNotFound = jsonrpc.CodeMethodNotFound
+	codeInvalidParams  = jsonrpc.CodeInvalidParams
+	codeInternal       = jsonrpc.CodeInternalError
 	codeNotFound       = -32002 // ACP: resource not found
 	// codeRecording refuses what would change a recording (prompts, new
 	// sessions, configuration): a server error of JSON-RPC's
@@ -38,12 +38,15 @@ const (
 	codeRecording = -32099
 )
 
+// rpcError is a JSON-RPC error object.
+type rpcError = jsonrpc.Error
+
 // Replayer replays the stream at path to target ("acp/2@…", "acp/1")
 // through a replay plugin, and returns the loss report.
 type Replayer func(ctx context.Context, target, path string, emit func(sdk.Output) error) ([]byte, error)
 
-// Options configure a Server.
-type Options struct {
+// ServerOptions configure a Server.
+type ServerOptions struct {
 	Store   *store.Store
 	Logger  hclog.Logger
 	Version string // acptap's, in the initialize answer
@@ -60,116 +63,50 @@ type Server struct {
 	version  string
 	targetV2 string
 	replayer Replayer
-	out      *bufio.Writer
+	conn     *jsonrpc.Conn
 	// v1 is set when the client's initialize asked for protocolVersion 1;
 	// client are the capabilities it sent.
 	v1     bool
 	client clientCaps
 }
 
-// New returns a server writing to o.Out.
-func New(o Options) *Server {
+// NewServer returns a server writing to o.Out.
+func NewServer(o ServerOptions) *Server {
 	logger := o.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Server{st: o.Store, logger: logger, version: o.Version, targetV2: o.TargetV2, replayer: o.Replay,
-		out: bufio.NewWriterSize(o.Out, 64<<10)}
+	s := &Server{st: o.Store, logger: logger, version: o.Version, targetV2: o.TargetV2, replayer: o.Replay}
+	// Inline: one request at a time, the replayed updates written before
+	// the response that ends them, a batch answered by a batch; the
+	// output is written once per input line.
+	s.conn = jsonrpc.New(o.Out, jsonrpc.Options{Handler: s.handle, HoldWrites: true,
+		OnDrop: func(why string, msg []byte) { logger.Debug("input not handled", "why", why, "bytes", len(msg)) }})
+	return s
 }
 
-// Run reads JSON-RPC lines from in until it ends, answering each.
-func (s *Server) Run(in io.Reader) error { return s.run(in) }
-
-// run reads JSON-RPC lines until stdin ends.
-func (s *Server) run(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if werr := s.line(t); werr != nil {
-				return werr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+// Run reads JSON-RPC lines from in until it ends, answering each. It fails
+// when the output could not be written.
+func (s *Server) Run(in io.Reader) error {
+	if err := s.conn.Serve(context.Background(), in); err != nil {
+		return err
 	}
+	return s.conn.Err()
 }
 
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-// line handles one line: a message, or a batch (answered by a batch).
-func (s *Server) line(b []byte) error {
-	if b[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(b, &elems); err != nil || len(elems) == 0 {
-			return s.write(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}})
-		}
-		var resps []rpcResponse
-		for _, e := range elems {
-			if r := s.message(e); r != nil {
-				resps = append(resps, *r)
-			}
-		}
-		if len(resps) == 0 {
-			return s.flush()
-		}
-		return s.write(resps)
+// handle answers one request; notifications (session/cancel,
+// $/cancel_request, …) have nothing to do in a recording.
+func (s *Server) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Notification() {
+		s.logger.Debug("notification", "method", req.Method)
+		return nil, nil
 	}
-	if r := s.message(b); r != nil {
-		return s.write(*r)
-	}
-	return s.flush()
-}
-
-// message handles one JSON-RPC message and returns its response (nil for
-// notifications and for responses from the client).
-func (s *Server) message(b []byte) *rpcResponse {
-	var req rpcRequest
-	if err := json.Unmarshal(b, &req); err != nil {
-		if !json.Valid(b) {
-			return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeParse, Message: "Parse error"}}
-		}
-		return &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request"}}
-	}
-	if req.Method == nil {
-		return nil // a response to a request we never send, or junk without an id
-	}
-	method := *req.Method
-	if len(req.ID) == 0 {
-		s.logger.Debug("notification", "method", method)
-		return nil // session/cancel, $/cancel_request, … : nothing to do in a recording
-	}
-	resp := &rpcResponse{JSONRPC: "2.0", ID: req.ID}
-	result, rerr := s.call(method, req.Params)
+	result, rerr := s.call(req.Method, req.Params)
 	if rerr != nil {
-		s.logger.Info("request refused", "method", method, "code", rerr.Code, "message", rerr.Message)
-		resp.Error = rerr
-	} else {
-		resp.Result = result
+		s.logger.Info("request refused", "method", req.Method, "code", rerr.Code, "message", rerr.Message)
+		return nil, rerr
 	}
-	return resp
+	return result, nil
 }
 
 func (s *Server) call(method string, params json.RawMessage) (any, *rpcError) {
@@ -231,7 +168,7 @@ func (s *Server) list(params json.RawMessage) (any, *rpcError) {
 	}
 	ids, err := s.st.Sessions()
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	sessions := []any{}
 	for _, id := range ids {
@@ -270,14 +207,9 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: session/resume needs a sessionId"}
 	}
-	path := s.st.StreamPath(p.SessionID)
-	if _, err := os.Stat(path); err != nil {
-		return nil, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + p.SessionID,
-			Data: map[string]any{"sessionId": p.SessionID}}
-	}
-	sum, err := summarize(path)
-	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+	path, sum, rerr := s.recorded(p.SessionID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	replayed := false
 	var report json.RawMessage
@@ -291,7 +223,7 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		rep, lastIdle, err := s.replaySession(path)
 		if err != nil {
 			s.logger.Error("replay failed", "session", p.SessionID, "error", err)
-			return nil, &rpcError{Code: -32603, Message: "Internal error: replay failed: " + err.Error()}
+			return nil, &rpcError{Code: codeInternal, Message: "Internal error: replay failed: " + err.Error()}
 		}
 		report, replayed = rep, lastIdle
 	}
@@ -299,8 +231,8 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 		// The current state: a recording is never running.
 		state, _ := asr.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update",
 			"params": map[string]any{"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "state_update", "state": "idle"}}})
-		if err := s.writeLine(state); err != nil {
-			return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		if err := s.conn.SendRaw(state); err != nil {
+			return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 		}
 	}
 	result := map[string]any{}
@@ -321,6 +253,21 @@ func (s *Server) resume(params json.RawMessage) (any, *rpcError) {
 	return result, nil
 }
 
+// recorded finds a session's stream in the store and summarizes it, or
+// says why it cannot be opened.
+func (s *Server) recorded(id string) (string, sessionSummary, *rpcError) {
+	path := s.st.StreamPath(id)
+	if _, err := os.Stat(path); err != nil {
+		return "", sessionSummary{}, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + id,
+			Data: map[string]any{"sessionId": id}}
+	}
+	sum, err := summarize(path)
+	if err != nil {
+		return "", sessionSummary{}, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
+	}
+	return path, sum, nil
+}
+
 // replaySession replays a stream through the plugin onto stdout. lastIdle
 // reports whether the last update sent was an idle state_update.
 func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
@@ -339,7 +286,7 @@ func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
 			_ = json.Unmarshal(o.JSON, &n)
 			u := n.Params.Update
 			lastIdle = u.SessionUpdate == "state_update" && u.State == "idle"
-			return s.writeLine(o.JSON)
+			return s.conn.SendRaw(o.JSON)
 		case sdk.Diagnostic:
 			s.logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
 		}
@@ -351,24 +298,6 @@ func (s *Server) replaySession(path string) (json.RawMessage, bool, error) {
 	s.logger.Info("replayed", "stream", path, "report", string(bytes.TrimSpace(report)))
 	return json.RawMessage(bytes.TrimSpace(report)), lastIdle, nil
 }
-
-func (s *Server) write(v any) error {
-	b, err := asr.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := s.writeLine(b); err != nil {
-		return err
-	}
-	return s.flush()
-}
-
-func (s *Server) writeLine(b []byte) error {
-	s.out.Write(b)
-	return s.out.WriteByte('\n')
-}
-
-func (s *Server) flush() error { return s.out.Flush() }
 
 // sessionSummary is what session/list and session/resume need of a stream.
 type sessionSummary struct {
@@ -444,4 +373,40 @@ func summarize(path string) (sessionSummary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// Serve is `acptap replay --serve`: the read-only agent over the store on
+// in and out, with the replay plugins started out of process when a
+// session is first opened, one per target: ACP v2 for a v2 client
+// (pluginName, or the one configured for the v2 revision), ACP v1 for a v1
+// client (the one configured for "acp/1"). They are stopped when in ends.
+func (ps *Plugins) Serve(st *store.Store, version, pluginName string, in io.Reader, out io.Writer) error {
+	plugins := map[string]*Plugin{}
+	defer func() {
+		for _, p := range plugins {
+			p.Kill()
+		}
+	}()
+	replayer := func(ctx context.Context, target, path string, emit func(sdk.Output) error) ([]byte, error) {
+		p := plugins[target]
+		if p == nil {
+			var err error
+			if strings.HasPrefix(target, ireplay.TargetV1) {
+				// pluginName names the v2 replayer; v1's is configured.
+				p, err = ps.Launch(ctx, "", ProtoV1)
+			} else {
+				p, err = ps.Launch(ctx, pluginName, ProtoV2)
+			}
+			if err != nil {
+				return nil, err
+			}
+			plugins[target] = p
+		}
+		return p.ReplayFile(ctx, path, emit)
+	}
+	logger := ps.logger()
+	s := NewServer(ServerOptions{Store: st, Logger: logger.Named("serve"), Version: version,
+		TargetV2: "acp/2@" + ps.SchemaRevision, Replay: replayer, Out: out})
+	logger.Info("serving recorded sessions read-only", "store", st.Root())
+	return s.Run(in)
 }

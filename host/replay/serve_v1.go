@@ -1,12 +1,11 @@
-package replayserve
+package replay
 
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"github.com/acptap/acptap/internal/acpschema"
-	"github.com/acptap/acptap/internal/replay"
+	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -83,24 +82,19 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: session/load needs a sessionId"}
 	}
-	path := s.st.StreamPath(p.SessionID)
-	if _, err := os.Stat(path); err != nil {
-		return nil, &rpcError{Code: codeNotFound, Message: "Resource not found: no recorded session " + p.SessionID,
-			Data: map[string]any{"sessionId": p.SessionID}}
-	}
-	sum, err := summarize(path)
-	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+	path, sum, rerr := s.recorded(p.SessionID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	compactions := 0
-	raw, err := s.replayer(context.Background(), replay.TargetV1, path, func(o sdk.Output) error {
+	raw, err := s.replayer(context.Background(), ireplay.TargetV1, path, func(o sdk.Output) error {
 		switch o.Kind {
 		case sdk.ACPFrame:
 			if !s.client.compaction() && isCompaction(o.JSON) {
 				compactions++
 				return nil
 			}
-			return s.writeLine(o.JSON)
+			return s.conn.SendRaw(o.JSON)
 		case sdk.Diagnostic:
 			s.logger.Warn("replay: "+o.Summary, "detail", o.Detail, "session", o.Session)
 		}
@@ -108,15 +102,15 @@ func (s *Server) loadV1(params json.RawMessage) (any, *rpcError) {
 	})
 	if err != nil {
 		s.logger.Error("replay failed", "session", p.SessionID, "error", err)
-		return nil, &rpcError{Code: -32603, Message: "Internal error: replay failed: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: replay failed: " + err.Error()}
 	}
-	rep, err := replay.ParseLossReport(raw)
+	rep, err := ireplay.ParseLossReport(raw)
 	if err != nil {
-		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
+		return nil, &rpcError{Code: codeInternal, Message: "Internal error: " + err.Error()}
 	}
 	rep.AddCategory(asr.LossV1Compaction, compactions, "the client did not advertise session.compaction")
 	rep.Updates -= compactions
-	s.logger.Info("replayed", "stream", path, "target", replay.TargetV1, "updates", rep.Updates)
+	s.logger.Info("replayed", "stream", path, "target", ireplay.TargetV1, "updates", rep.Updates)
 	result := map[string]any{"_meta": map[string]any{"org.acptap/replay": map[string]any{"recording": true, "lossReport": rep}}}
 	if len(sum.config) > 0 {
 		withConfig := map[string]any{"_meta": result["_meta"], "configOptions": sum.config}
