@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/acptap/acptap/host/filekind"
 	"io"
 	"maps"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acptap/acptap/host/filekind"
+	"github.com/acptap/acptap/host/transcript/term"
 
 	"github.com/acptap/acptap/host/convert"
 	"github.com/acptap/acptap/host/pipeline"
@@ -407,7 +409,7 @@ func progressLine(p *convert.Progress, now time.Time) string {
 	if name == "-" {
 		name = "(stdin)"
 	}
-	name = clip(filepath.Base(name), 32)
+	name = term.Clip(filepath.Base(name), 32)
 	outs := p.Outputs.Load()
 	if p.Mapping.Load() {
 		pct := ""
