@@ -168,7 +168,7 @@ function itemNode(id, it) {
   switch (it.kind) {
     case "message": {
       const n = el("div", { ...common, class: "item " + (it.role || "") + (it.reasoning ? " reasoning" : "") },
-        head(it.role + (it.origin ? " · " + it.origin : "") + (it.child ? " · " + it.child : "")));
+        head(it.role + (it.origin ? " · " + it.origin : "") + (it.severity ? " · " + it.severity : "") + (it.author ? " · " + it.author : "") + (it.child ? " · " + it.child : "")));
       if (it.reasoning) n.append(el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), ...it.blocks.map((b) => el("div", { class: "text", text: b.text }))));
       else n.append(...(it.blocks || []).map(blockNode));
       n.append(jsonNode(it.json) || "");
@@ -177,11 +177,12 @@ function itemNode(id, it) {
     case "tool": {
       const t = it.tool;
       const body = [];
+      for (const p of t.paths || []) body.push(el("div", { class: "muted", text: "at " + p }));
       if (t.input) body.push(el("div", { class: "muted", text: "input" }), el("pre", { class: "input", text: JSON.stringify(t.input, null, 2) }));
       if (t.statuses && t.statuses.length > 1) body.push(el("div", { class: "muted", text: "status: " + t.statuses.join(" → ") }));
       for (const b of t.result || []) body.push(b.type === "text" ? el("pre", { class: "result", text: b.text }) : blockNode(b));
-      for (const d of t.diffs || []) body.push(el("div", { class: "muted", text: `${d.op || "change"} ${d.path || ""}` }), d.patch ? diffNode(d.patch) : "");
-      if (t.terminal) body.push(el("pre", { class: "terminal", text: `$ ${t.terminal.command || ""}\n${t.terminal.output || ""}${t.terminal.exit ? "\n(exit " + t.terminal.exit + ")" : ""}` }));
+      for (const d of t.diffs || []) body.push(el("div", { class: "muted", text: `${d.op || "change"} ${diffPath(d)}` }), d.patch ? diffNode(d.patch) : "");
+      if (t.terminal) body.push(terminalNode(t.terminal));
       if (t.raw) body.push(el("details", {}, el("summary", { class: "muted", text: "raw output" }), el("pre", { text: JSON.stringify(t.raw, null, 2) })));
       body.push(jsonNode(it.json));
       return el("div", { ...common, class: "item tool" },
@@ -193,6 +194,7 @@ function itemNode(id, it) {
       const p = it.permission;
       return el("div", { ...common, class: "item permission" }, head("permission"), el("b", { text: p.title || "" }), " ",
         badge(p.decision || p.status), p.selected ? badge(p.selected, "") : null,
+        p.callId ? el("div", { class: "muted", text: "for tool call " + p.callId }) : p.command ? el("div", { class: "muted", text: "for command " + p.command }) : null,
         p.description ? el("div", { class: "text", text: p.description }) : null,
         el("div", { class: "muted", text: "options: " + (p.options || []).map((o) => o.name).join(" · ") }), jsonNode(it.json));
     }
@@ -206,22 +208,36 @@ function itemNode(id, it) {
         el("ul", { class: "plan" }, ...(it.plan || []).map((e) => el("li", { class: e.status, text: (e.status === "completed" ? "☑ " : e.status === "in_progress" ? "◐ " : "☐ ") + e.content }))), jsonNode(it.json));
     case "state":
       return el("div", { ...common, class: "item small" }, it.state.state, it.state.stopReason ? " · " + it.state.stopReason : "",
-        it.state.error ? badge(JSON.stringify(it.state.error), "error") : null, " ", refs);
+        it.state.error ? badge(JSON.stringify(it.state.error), "error") : null,
+        it.state.background ? el("span", { class: "muted", text: " · background: " + it.state.background }) : null, " ", refs);
     case "usage": {
       const u = it.usage;
-      return el("div", { ...common, class: "item small" }, `usage ${u.used ? u.used.toLocaleString() : "?"} / ${u.size ? u.size.toLocaleString() : "?"} tokens`, u.cost ? ` · ${u.cost} ${u.currency || ""}` : "", " ", refs);
+      return el("div", { ...common, class: "item small" }, u.scope ? `${u.scope} ` : "", `usage ${u.used ? u.used.toLocaleString() : "?"} / ${u.size ? u.size.toLocaleString() : "?"} tokens`, u.cost ? ` · ${u.cost} ${u.currency || ""}` : "", " ", refs);
     }
     case "declaration":
-      return el("div", { ...common, class: "item small loss" }, "declared lost: ", ...(it.lossy || []).map((l) => badge(l, "gap")), " ", refs);
+      return el("div", { ...common, class: "item small loss" }, (it.lossy || []).length ? "declared lost: " : "", ...(it.lossy || []).map((l) => badge(l, "gap")),
+        it.through ? ` copied history through ${it.through}` : "", " ", refs);
     case "file_change":
-      return el("div", { ...common, class: "item" }, head("file change", badge(it.summary, "")), ...(it.diffs || []).map((d) => d.patch ? diffNode(d.patch) : el("div", { text: `${d.op} ${d.path}` })));
+      return el("div", { ...common, class: "item" }, head("file change", badge(it.summary, ""), it.cause ? ` by ${it.cause}` : ""), ...(it.diffs || []).map((d) => d.patch ? diffNode(d.patch) : el("div", { text: `${d.op} ${diffPath(d)}` })));
     case "terminal":
-      return el("div", { ...common, class: "item" }, head("terminal"), el("pre", { class: "terminal", text: `$ ${it.terminal.command || ""}\n${it.terminal.output || ""}` }));
+      return el("div", { ...common, class: "item" }, head("terminal"), terminalNode(it.terminal));
     case "subagent":
-      return el("div", { ...common, class: "item small" }, "subagent → ", el("a", { href: sessLink(it.child), text: it.child }), " ", refs);
+      return el("div", { ...common, class: "item small" }, "subagent → ", el("a", { href: sessLink(it.child), text: it.child }), it.cause ? ` (tool call ${it.cause})` : "", " ", refs);
+    case "compaction":
+      return el("div", { ...common, class: "item" }, head("compaction", " ", badge(it.summary, ""), " ", badge(it.status), it.through ? ` replaces through ${it.through}` : ""),
+        ...(it.blocks || []).map(blockNode), it.error ? badge(JSON.stringify(it.error), "error") : null, jsonNode(it.json));
     default:
-      return el("div", { ...common, class: "item small" }, it.kind, it.summary ? ": " + it.summary : "", " ", refs, jsonNode(it.json));
+      return el("div", { ...common, class: "item small" }, it.kind, it.summary ? ": " + it.summary : "",
+        it.failure ? badge(`prompt refused: error ${it.failure.code} ${it.failure.message}`, "error") : null, " ", refs, jsonNode(it.json));
   }
+}
+
+const diffPath = (d) => (d.oldPath ? d.oldPath + " → " : "") + (d.path || "");
+
+function terminalNode(t) {
+  const out = t.notBase64 ? "(output not base64)" : t.binary ? `(${t.binary} bytes of binary output)` : t.output || "";
+  const end = [t.status, t.exit ? "exit " + t.exit : "", t.signal].filter(Boolean).join(" ");
+  return el("pre", { class: "terminal", text: `${t.cwd ? t.cwd + " " : ""}$ ${t.command || ""}\n${out}${end ? "\n(" + end + ")" : ""}` });
 }
 
 async function sessionPage(id, q) {
