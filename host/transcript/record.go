@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -546,3 +547,14 @@ func num(r json.RawMessage) float64 {
 }
 
 var errStop = errors.New("stop")
+
+// RecordTypes lists the record types the transcript decodes by a decoder
+// of their own (any other is a vendor or audit record), sorted.
+func RecordTypes() []string {
+	out := make([]string, 0, len(recordTypes))
+	for t := range recordTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
