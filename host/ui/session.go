@@ -26,7 +26,9 @@ const DefaultWindow = 500
 
 // SessionPage is what /api/session answers.
 type SessionPage struct {
-	Summary Summary          `json:"summary"`
+	// Summary is null until the stream has been read whole once (it is
+	// then cached); /api/summary answers it when it is.
+	Summary *Summary         `json:"summary"`
 	View    *transcript.View `json:"view"`
 	Prev    []string         `json:"prev"` // .prev- copies (earlier rebuilds) to compare with
 }
@@ -39,10 +41,16 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	sum, err := s.summary(id)
+	// The first screen does not wait for a long stream's summary: the
+	// window is read now, the summary in the background.
+	sum, ok, err := s.summaryOf(id, false)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	page := SessionPage{Prev: s.prevCopies(id)}
+	if ok {
+		page.Summary = &sum
 	}
 	v, err := buildFile(path, transcript.Options{From: uint64(atoiDefault(q.Get("from"), 0)),
 		Limit: max(1, atoiDefault(q.Get("limit"), DefaultWindow)), WithJSON: true})
@@ -50,7 +58,22 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeJSON(w, SessionPage{Summary: sum, View: v, Prev: s.prevCopies(id)})
+	page.View = v
+	writeJSON(w, page)
+}
+
+// apiSummary answers a session's summary, reading its stream if need be.
+func (s *Server) apiSummary(w http.ResponseWriter, r *http.Request) {
+	sum, err := s.summary(r.URL.Query().Get("id"))
+	if errors.Is(err, fs.ErrNotExist) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, sum)
 }
 
 func buildFile(path string, o transcript.Options) (*transcript.View, error) {

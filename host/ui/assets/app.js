@@ -246,25 +246,32 @@ async function sessionPage(id, q) {
   status("loading…");
   let page;
   try { page = await api("/api/session", { id, limit: 500 }); } catch (e) { app.replaceChildren(el("p", { class: "badge bad", text: e.message })); status(""); return; }
-  const s = page.summary;
   const counts = page.view.counts || {};
   const side = el("aside", { class: "side", id: "types" }, el("div", { class: "muted", text: "record types" }),
     ...Object.keys(counts).sort().map((t) => el("label", {}, el("input", { type: "checkbox", checked: true, dataset: { type: t }, onchange: applyFilter }), ` ${t} (${counts[t]})`)));
-  const wires = (s.wires || []).map((w) => el("a", { class: "wire", href: `#/s/${encodeURIComponent(id)}/wire?wire=${encodeURIComponent(w)}`, text: w }));
+  const wires = el("span", { class: "muted", id: "wires" }, "wire: ");
   const actions = el("div", { class: "filters" },
     el("a", { id: "export-html", href: `/export?id=${encodeURIComponent(id)}&format=html`, text: "export HTML" }),
     el("a", { id: "export-md", href: `/export?id=${encodeURIComponent(id)}&format=markdown`, text: "Markdown" }),
     el("select", { id: "capture", onchange: (e) => { for (const a of [$("#export-html"), $("#export-md")]) { const u = new URL(a.href); u.searchParams.set("capture", e.target.value); a.href = u.pathname + u.search; } } },
       ...["full", "redacted", "metadata", "none"].map((l) => el("option", { value: l, text: "capture: " + l }))),
     (page.prev || []).length ? el("a", { id: "compare-prev", href: `#/compare?a=${encodeURIComponent(id)}&b=${encodeURIComponent(id)}&balt=${encodeURIComponent(page.prev[0])}`, text: "compare with the previous rebuild" }) : null,
-    el("span", { class: "muted" }, "wire: ", ...wires));
+    wires);
   const losses = (page.view.losses || []).length ? el("div", { class: "item loss", id: "losses" }, el("b", { text: "Declared losses " }), ...page.view.losses.map((l) => badge(`${l.category} (${l.record})`, "gap"))) : null;
   const tr = el("div", { id: "transcript" });
   const chart = el("div", { id: "usage-chart" });
   const more = el("div", { class: "pager" });
-  app.replaceChildren(el("h2", { text: s.title || id }),
-    el("div", { class: "muted", text: [s.agent, s.agentVersion, s.revision, fmtTime(s.started), fmtDur(s.durationSeconds), `${s.turns} turns`, `${s.toolCalls} tool calls`, s.tokens ? `${s.tokens} tokens` : "", s.cost ? `${s.cost} ${s.currency}` : ""].filter(Boolean).join(" · ") }),
-    actions, el("div", { class: "layout" }, side, el("div", {}, chart, losses || "", tr, more)));
+  const title = el("h2", { text: id });
+  const facts = el("div", { class: "muted", id: "summary", text: "reading the whole session for its summary…" });
+  // The summary of a long stream comes after the first screen (/api/summary).
+  const summarize = (s) => {
+    title.textContent = s.title || id;
+    facts.textContent = [s.agent, s.agentVersion, s.revision, fmtTime(s.started), fmtDur(s.durationSeconds), `${s.turns} turns`, `${s.toolCalls} tool calls`, s.tokens ? `${s.tokens} tokens` : "", s.cost ? `${s.cost} ${s.currency}` : ""].filter(Boolean).join(" · ");
+    wires.replaceChildren("wire: ", ...(s.wires || []).map((w) => el("a", { class: "wire", href: `#/s/${encodeURIComponent(id)}/wire?wire=${encodeURIComponent(w)}`, text: w })));
+  };
+  app.replaceChildren(title, facts, actions, el("div", { class: "layout" }, side, el("div", {}, chart, losses || "", tr, more)));
+  if (page.summary) summarize(page.summary);
+  else api("/api/summary", { id }).then(summarize, (e) => { facts.textContent = "summary: " + e.message; });
   const render = (view) => {
     tr.replaceChildren(...view.items.map((it) => itemNode(id, it)));
     chart.replaceChildren(usageChart(view.items) || "");
@@ -273,7 +280,7 @@ async function sessionPage(id, q) {
   render(page.view);
   let next = page.view.next;
   const pageMore = async () => {
-    const v = await api("/api/session", { id, from: next, limit: 500 });
+    const v = (await api("/api/session", { id, from: next, limit: 500 })).view;
     tr.append(...v.items.map((it) => itemNode(id, it)));
     next = v.next;
     more.replaceChildren(next ? el("button", { id: "more", onclick: pageMore, text: "more records" }) : "");
