@@ -150,8 +150,7 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 	}
 	page := &WirePage{Wire: name, Frames: []WireFrame{}}
 	var checker *acpschema.Checker
-	type pending struct{ at time.Time }
-	reqs := map[string]pending{} // dir+id → request
+	var x sessions.Exchanges
 	errStop := errors.New("page full")
 	hdr, err := sessions.Frames(path, func(_ wire.Header, f sessions.Frame) error {
 		if f.Type == wire.TypeFrame && f.Method == "initialize" && checker == nil {
@@ -160,24 +159,10 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 		wf := WireFrame{Seq: f.Seq, At: f.At.Format(time.RFC3339Nano), Dir: f.Dir.String(), Type: f.Type,
 			Method: f.Method, ID: f.ID, Update: f.Update, Session: f.Session}
 		if f.Type == wire.TypeFrame {
-			switch {
-			case !f.JSON:
-				wf.Kind = "not JSON-RPC"
-			case f.Method != "" && f.ID != "":
-				wf.Kind = "request"
-				reqs[f.Dir.String()+f.ID] = pending{f.At}
-			case f.Method != "":
-				wf.Kind = "notification"
-			case f.IsError:
-				wf.Kind = "error"
-			default:
-				wf.Kind = "response"
-			}
-			if wf.Kind == "response" || wf.Kind == "error" {
-				if p, ok := reqs[otherDir(f.Dir).String()+f.ID]; ok {
-					wf.Latency = float64(f.At.Sub(p.at).Microseconds()) / 1000
-					delete(reqs, string(otherDir(f.Dir))+f.ID)
-				}
+			e := x.Next(f)
+			wf.Kind = e.Kind
+			if e.Answered {
+				wf.Latency = float64(e.Latency.Microseconds()) / 1000
 			}
 			if checker != nil {
 				if err := checker.Check(sender(f.Dir), f.Line); err != nil {
@@ -213,13 +198,6 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 	}
 	page.Header = hdr
 	return page, nil
-}
-
-func otherDir(d sdk.Direction) sdk.Direction {
-	if d == sdk.C2A {
-		return sdk.A2C
-	}
-	return sdk.C2A
 }
 
 func sender(d sdk.Direction) acpschema.Sender {

@@ -30,7 +30,7 @@ func Wire(w io.Writer, path string, color bool) (err error) {
 		}
 	}()
 	p := paint{on: color, token: token}
-	methods := map[string]string{}
+	var x sessions.Exchanges
 	var named []string
 	var failures []string
 	frames, gaps := 0, uint64(0)
@@ -63,28 +63,26 @@ func Wire(w io.Writer, path string, color bool) (err error) {
 		}
 		frames++
 		var what string
-		switch {
-		case !f.JSON:
+		switch e := x.Next(f); e.Kind {
+		case sessions.KindNotJSONRPC:
 			what = p.c(sgrYellow, "not JSON-RPC")
-		case f.Method != "" && f.ID != "":
+		case sessions.KindRequest:
 			what = p.c(sgrCyan, f.Method) + " #" + clean(f.ID)
-			methods[f.Dir.String()+f.ID] = f.Method
-		case f.Method != "":
+		case sessions.KindNotification:
 			what = p.c(sgrCyan, f.Method)
 			if f.Update != "" {
 				what += " " + clean(f.Update)
 			}
-		case f.IsError:
-			m := methods[other(f.Dir)+f.ID]
-			failures = append(failures, sessions.Failure(m, f.ErrCode, f.ErrMsg))
+		case sessions.KindError:
+			failures = append(failures, sessions.Failure(e.Request, f.ErrCode, f.ErrMsg))
 			what = p.c(sgrRed, fmt.Sprintf("#%s error %d %s", clean(f.ID), f.ErrCode, clean(f.ErrMsg)))
-			if m != "" {
-				what += " (" + m + ")"
+			if e.Request != "" {
+				what += " (" + e.Request + ")"
 			}
 		default:
 			what = "#" + clean(f.ID) + " result"
-			if m := methods[other(f.Dir)+f.ID]; m != "" {
-				what += " (" + m + ")"
+			if e.Request != "" {
+				what += " (" + e.Request + ")"
 			}
 		}
 		if f.Session != "" {
@@ -118,14 +116,6 @@ func arrow(d sdk.Direction, p paint) string {
 		return p.c(sgrBlue, "editor → agent")
 	}
 	return p.c(sgrMagenta, "agent → editor")
-}
-
-// other is the direction a response's request went.
-func other(d sdk.Direction) string {
-	if d == sdk.C2A {
-		return sdk.A2C.String()
-	}
-	return sdk.C2A.String()
 }
 
 func clock(f sessions.Frame) string {
