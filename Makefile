@@ -35,7 +35,7 @@ testdata/acpx-replay/node_modules/.package-lock.json: testdata/acpx-replay/packa
 # Regenerate the protobuf code of the plugin wire (needs protoc,
 # protoc-gen-go and protoc-gen-go-grpc on PATH; see docs/plugin-protocol.md).
 generate:
-	go generate ./sdk/...
+	go generate ./internal/pluginwire/
 
 bench:
 	./scripts/bench.sh

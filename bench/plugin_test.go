@@ -11,6 +11,7 @@ import (
 	"github.com/acptap/acptap/bench/internal/acpgen"
 	"github.com/acptap/acptap/host/pluginhost"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
 )
@@ -66,13 +67,13 @@ func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 // three ways, one after the other in each op:
 //
 //	inproc   acpv2.New() called directly
-//	grpc     the same over real gRPC and protobuf in this process (sdk.ServeInProcess)
+//	grpc     the same over real gRPC and protobuf in this process (pluginwire.ServeInProcess)
 //	process  the acptap binary started as the built-in plugin (pluginhost.Launch, go-plugin)
 //
 // It reports frames/s of each, process/inproc, the plugin's launch time,
 // and for reference the host's own per-line rates on the way to a plugin:
 // appending to the wire log (capture), reading it back (a feeder that fell
-// behind catches up from it) and the router (sdk.FrameBuilder, which the
+// behind catches up from it) and the router (pluginwire.FrameBuilder, which the
 // feeder runs before every Map).
 func BenchmarkPluginFrames(b *testing.B) {
 	acptap, _ := binaries(b)
@@ -89,7 +90,7 @@ func BenchmarkPluginFrames(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, stop, err := sdk.ServeInProcess(acpv2.New(), dir)
+		m, stop, err := pluginwire.ServeInProcess(acpv2.New(), dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func BenchmarkPluginFrames(b *testing.B) {
 
 		dirs, lines := sessionLines(framesTurns)
 		t0 = time.Now()
-		fb := sdk.NewFrameBuilder()
+		fb := pluginwire.NewFrameBuilder()
 		buf := make([]sdk.Frame, 0, batch)
 		for i, l := range lines {
 			if len(buf) == batch {

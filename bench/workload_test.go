@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/bench/internal/acpgen"
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
 )
@@ -40,7 +41,7 @@ func sessionLines(turns int) (dirs []sdk.Direction, lines [][]byte) {
 // sessionFrames builds the frames of sessionLines as the host does.
 func sessionFrames(turns int) []sdk.Frame {
 	dirs, lines := sessionLines(turns)
-	fb := sdk.NewFrameBuilder()
+	fb := pluginwire.NewFrameBuilder()
 	frames := make([]sdk.Frame, 0, len(lines))
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	for i, l := range lines {

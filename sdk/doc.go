@@ -1,6 +1,9 @@
-// Package sdk is all an acptap plugin author imports: the Frame and Output
-// types, the Mapper interface, and Serve, which runs a Mapper as an
-// out-of-process plugin over hashicorp/go-plugin. The gRPC and protobuf types
-// stay inside sdk/internal; the host talks to plugins through the same Mapper
-// interface (see Dial), so a mapper behaves the same in process and out.
+// Package sdk is the API of an acptap plugin author: the Frame a plugin
+// receives, the Output it produces, the Mapper, Session and Replayer
+// interfaces it implements, and the Info it describes itself with.
+// sdk/plugin.Serve runs a Mapper as a plugin process; sdk/mappertest tests
+// one; sdk/asr and sdk/aep are the models of what it writes. The plugin
+// wire (go-plugin, gRPC, protobuf) is internal to the acptap module; the
+// host talks to a plugin through this same Mapper interface, so a mapper
+// behaves the same in process and out.
 package sdk

@@ -71,10 +71,6 @@ type Frame struct {
 	Gap Gap
 	// Session describes a KindSession frame.
 	Session *SessionInfo
-
-	// Carried between frame parts on the wire.
-	sessionID    string
-	sessionConns int
 }
 
 // SessionInfo is what the host knows of a session when this connection

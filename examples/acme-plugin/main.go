@@ -10,6 +10,8 @@
 // See README.md for the configuration (plugin_path, revisions, sha256).
 package main
 
-import "github.com/acptap/acptap/sdk"
+import (
+	"github.com/acptap/acptap/sdk/plugin"
+)
 
-func main() { sdk.Serve(New()) }
+func main() { plugin.Serve(New()) }

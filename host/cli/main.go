@@ -7,7 +7,7 @@ import (
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/pluginhost"
-	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/plugin"
 )
 
 // Exit codes shared by every command. `record` exits with the agent's own
@@ -126,6 +126,6 @@ func servePlugin(name string) int {
 		fmt.Fprintf(os.Stderr, "acptap: no built-in plugin %q\n", name)
 		return ExitUsage
 	}
-	sdk.Serve(f())
+	plugin.Serve(f())
 	return ExitOK
 }

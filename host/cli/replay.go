@@ -19,8 +19,8 @@ import (
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/pluginhost"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 func runReplay(env *Env, args []string) int {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // Loss categories of a byte-level replay, beyond the seed's.

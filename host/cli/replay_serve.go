@@ -8,8 +8,8 @@ import (
 
 	"github.com/acptap/acptap/host/replayserve"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // runServe is `acptap replay --serve STORE`: the read-only agent of

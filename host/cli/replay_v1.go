@@ -7,7 +7,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/config"
-	"github.com/acptap/acptap/sdk/replay"
+	"github.com/acptap/acptap/internal/replay"
 )
 
 // The ACP versions `replay --to` and `roundtrip --via` take.

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 func runRoundtrip(env *Env, args []string) int {
@@ -141,7 +142,7 @@ func roundTrip(ctx context.Context, rp *replayPlugin, path string) (*roundTripRe
 			}
 		}
 	}
-	fb := sdk.NewFrameBuilder()
+	fb := pluginwire.NewFrameBuilder()
 	var batch []sdk.Frame
 	seq := uint64(0)
 	at := time.Time{}

@@ -5,5 +5,5 @@ package cli
 import "io"
 
 // isolateStdin is a no-op where descriptors cannot be moved portably;
-// plugins built with sdk.Serve never read stdin.
+// plugins built with plugin.Serve never read stdin.
 func isolateStdin(in io.Reader) io.Reader { return in }

@@ -3,18 +3,19 @@ package cli
 import (
 	"fmt"
 
-	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/internal/release"
 )
 
 // Version is set at build time with -ldflags "-X github.com/acptap/acptap/host/cli.Version=…";
-// otherwise it is sdk.Release, the one version string the built-in plugins also carry.
+// otherwise it is release.Version, the one version string the built-in plugins also carry.
 var Version = ""
 
 func version() string {
 	if Version != "" {
 		return Version
 	}
-	return sdk.Release
+	return release.Version
 }
 
 func runVersion(env *Env, args []string) int {
@@ -22,6 +23,6 @@ func runVersion(env *Env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fmt.Fprintf(env.Stdout, "acptap %s (plugin wire v%d)\n", version(), sdk.WireVersion)
+	fmt.Fprintf(env.Stdout, "acptap %s (plugin wire v%d)\n", version(), pluginwire.WireVersion)
 	return ExitOK
 }

@@ -1,6 +1,6 @@
 package convert
 
-import "github.com/acptap/acptap/sdk/jsonscan"
+import "github.com/acptap/acptap/internal/jsonscan"
 
 // member returns the raw value of obj's member key (as written, escapes not
 // decoded), nil if it has none.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // Format is an input's layout.

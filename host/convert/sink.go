@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/jsonscan"
 )
 
 // countingSink counts what the plugins produce, by record and event type,

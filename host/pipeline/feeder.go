@@ -11,6 +11,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -55,7 +56,7 @@ type feeder struct {
 
 	plug    *Plugin
 	sess    sdk.Session
-	fb      *sdk.FrameBuilder
+	fb      *pluginwire.FrameBuilder
 	reader  entryReader
 	lastFed uint64 // the last wire seq this instance has mapped
 
@@ -135,7 +136,7 @@ func (f *feeder) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)
 	}
-	f.sess, f.fb, f.lastFed, f.instOut = sess, sdk.NewFrameBuilder(), 0, 0
+	f.sess, f.fb, f.lastFed, f.instOut = sess, pluginwire.NewFrameBuilder(), 0, 0
 	if f.reader != nil {
 		f.reader.Close()
 		f.reader = nil

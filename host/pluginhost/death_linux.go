@@ -6,7 +6,7 @@ import (
 )
 
 // setDeathSignal asks the kernel to SIGKILL the plugin when the host dies;
-// sdk.Serve's parent watch is the second line of defence.
+// plugin.Serve's parent watch is the second line of defence.
 func setDeathSignal(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -4,6 +4,6 @@ package pluginhost
 
 import "os/exec"
 
-// setDeathSignal has no kernel support here; sdk.Serve's parent watch ends
+// setDeathSignal has no kernel support here; plugin.Serve's parent watch ends
 // the plugin when the host dies.
 func setDeathSignal(*exec.Cmd) {}

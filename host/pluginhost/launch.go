@@ -12,6 +12,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/acptap/acptap/host/priority"
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -68,12 +69,12 @@ func launch(ctx context.Context, spec Spec, logger hclog.Logger, lower bool) (*I
 	cmd.Env = append(cmd.Env, "ACPTAP_PLUGIN_LOG_LEVEL="+levelName(logger))
 	setDeathSignal(cmd)
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.VersionedPlugins(nil),
+		HandshakeConfig:  pluginwire.Handshake,
+		VersionedPlugins: pluginwire.VersionedPlugins(nil),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger.Named(spec.Name),
-		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		GRPCDialOptions:  pluginwire.GRPCDialOptions(),
 		// cmd.Env is complete already; go-plugin would append the host
 		// environment a second time.
 		SkipHostEnv:  true,
@@ -82,7 +83,7 @@ func launch(ctx context.Context, spec Spec, logger hclog.Logger, lower bool) (*I
 	var m sdk.Mapper
 	dispense := func() error {
 		var derr error
-		m, derr = sdk.Dispense(client)
+		m, derr = pluginwire.Dispense(client)
 		return derr
 	}
 	hold := make(chan struct{})

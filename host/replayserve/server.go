@@ -14,8 +14,8 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // serve runs a server over the lines in, with the real replay plugins in

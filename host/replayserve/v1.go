@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // clientCaps is what the server needs of a v1 client's capabilities.

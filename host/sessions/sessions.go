@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -183,7 +182,7 @@ func Summarize(st *store.Store, id string) (Session, error) {
 				s.Title = *r.Title
 			}
 		}
-		if r.Type == asr.TypeState && len(r.Error) > 0 && string(r.Error) != "null" || r.Type == asr.AuditPrefix+acpasr.AuditPromptError {
+		if r.Type == asr.TypeState && len(r.Error) > 0 && string(r.Error) != "null" || r.Type == asr.AuditPrefix+asr.AuditPromptError {
 			s.Failures++
 		}
 	}

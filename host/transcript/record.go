@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -139,7 +138,7 @@ func init() {
 		asr.TypeSessionInfo:                       {decodeSessionInfo, foldKeyed},
 		asr.TypeConfigChange:                      {decodeConfig, foldNew},
 		asr.TypeDeclaration:                       {decodeDeclaration, foldDeclaration},
-		asr.AuditPrefix + acpasr.AuditPromptError: {decodePromptError, foldNew},
+		asr.AuditPrefix + asr.AuditPromptError: {decodePromptError, foldNew},
 	}
 }
 

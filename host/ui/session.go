@@ -16,8 +16,8 @@ import (
 	"github.com/acptap/acptap/host/sessions"
 	"github.com/acptap/acptap/host/transcript"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 

@@ -16,15 +16,44 @@ type pkg struct {
 	Imports    []string
 }
 
+// shared are the module-root internal packages that sdk and the plugins
+// may import: libraries of their own, not the host's test harnesses. Other
+// modules cannot import them (Go's internal rule), so they are no API.
+var shared = map[string]bool{
+	"internal/acpschema": true, // the official ACP schemas and the frame checker
+	"internal/jsonscan":  true, // the one-pass JSON member scanner
+	"internal/replay":    true, // the loss report and the round-trip check
+	"internal/release":   true, // acptap's version, the built-in plugins' too
+}
+
+// wire is the host ⇄ plugin wire: sdk (sdk/plugin.Serve, sdk/mappertest)
+// and the host import it; a plugin serves through sdk/plugin, never the
+// wire itself. It is a library like the shared ones.
+const wire = "internal/pluginwire"
+
+// upper says whether p is in host, plugins or examples.
+func upper(p string) bool {
+	return strings.HasPrefix(p, "host") || strings.HasPrefix(p, "plugins") || strings.HasPrefix(p, "examples")
+}
+
 // rule says which module-internal imports a package may have.
 func violates(from, to string) string {
 	f := strings.TrimPrefix(from, module)
 	t := strings.TrimPrefix(to, module)
 	switch {
-	case strings.HasPrefix(f, "sdk") && (strings.HasPrefix(t, "host") || strings.HasPrefix(t, "plugins") || strings.HasPrefix(t, "examples")):
+	case strings.HasPrefix(f, "sdk") && upper(t):
 		return "sdk never imports host, plugins or examples"
-	case strings.HasPrefix(f, "plugins/") && !strings.HasPrefix(t, "sdk") && !strings.HasPrefix(t, strings.Join(strings.SplitN(f, "/", 3)[:2], "/")):
-		return "a plugin imports only sdk (and its own packages)"
+	case strings.HasPrefix(t, "plugins/internal/") && !strings.HasPrefix(f, "plugins/"):
+		return "nothing outside plugins/ imports plugins/internal (host/builtin reaches a plugin's own package)"
+	case strings.HasPrefix(f, "plugins/") && (t == wire || strings.HasPrefix(t, wire+"/")):
+		return "a plugin serves through sdk/plugin, never the plugin wire"
+	case (strings.HasPrefix(f, "sdk") || strings.HasPrefix(f, "plugins/")) && strings.HasPrefix(t, "internal/") && !shared[t] && t != wire && !strings.HasPrefix(t, wire+"/"):
+		return "sdk and plugins import from the module-root internal only the shared libraries (sdk the plugin wire too)"
+	case strings.HasPrefix(f, "plugins/") && !strings.HasPrefix(t, "sdk") && !strings.HasPrefix(t, "internal/") &&
+		!strings.HasPrefix(t, "plugins/internal/") && !strings.HasPrefix(t, strings.Join(strings.SplitN(f, "/", 3)[:2], "/")):
+		return "a plugin imports only sdk, its own packages, plugins/internal and the shared internal libraries"
+	case (shared[f] || f == wire || strings.HasPrefix(f, wire+"/")) && upper(t):
+		return "a library sdk and plugins share never imports host, plugins or examples"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
 	}
@@ -68,6 +97,23 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "plugins/acpv2", module + "host/wire"},
 		{module + "plugins/aep", module + "plugins/acpv2"},
 		{module + "host/pipeline", module + "plugins/acpv2"},
+		{module + "host/sessions", module + "plugins/internal/acpasr"},
+		{module + "host/builtin", module + "plugins/internal/acpasr"},
+		{module + "internal/testpeers", module + "plugins/internal/acpasr"},
+		{module + "sdk/asr", module + "plugins/internal/acpasr"},
+		{module + "cmd/acptap", module + "plugins/internal/acpreplay"},
+		{module + "plugins/acpv2", module + "internal/testpeers"},
+		{module + "sdk", module + "internal/e2e"},
+		{module + "plugins/internal/acpasr", module + "host/store"},
+		{module + "plugins/internal/acpasr", module + "plugins/acpv2"},
+		{module + "internal/jsonscan", module + "host/wire"},
+		{module + "internal/acpschema", module + "plugins/acpv2"},
+		{module + "internal/replay", module + "examples/agent"},
+		{module + "plugins/acpv2", module + "internal/pluginwire"},
+		{module + "plugins/internal/acpasr", module + "internal/pluginwire/mapperpb"},
+		{module + "internal/pluginwire", module + "host/pluginhost"},
+		{module + "internal/pluginwire/mapperpb", module + "plugins/aep"},
+		{module + "internal/release", module + "host/cli"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -78,6 +124,19 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "host/builtin", module + "plugins/acpv2"},
 		{module + "plugins/acpv2", module + "sdk/asr"},
 		{module + "host/cli", module + "sdk"},
+		{module + "plugins/acpv2", module + "plugins/internal/acpasr"},
+		{module + "plugins/internal/acpreplay", module + "plugins/internal/acpasr"},
+		{module + "plugins/acpv1", module + "internal/replay"},
+		{module + "plugins/internal/acpasr", module + "internal/acpschema"},
+		{module + "sdk/asr", module + "internal/jsonscan"},
+		{module + "host/ui", module + "internal/acpschema"},
+		{module + "internal/replay", module + "sdk/asr"},
+		{module + "sdk/plugin", module + "internal/pluginwire"},
+		{module + "sdk/mappertest", module + "internal/pluginwire"},
+		{module + "host/pluginhost", module + "internal/pluginwire"},
+		{module + "internal/pluginwire", module + "internal/pluginwire/mapperpb"},
+		{module + "internal/pluginwire", module + "sdk"},
+		{module + "plugins/aep", module + "internal/release"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/internal/testpeers"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // result is a finished acptap process.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/internal/testpeers"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // TestReplayToV1Command: `acptap replay --to acp-v1` writes ACP v1

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/internal/testpeers"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 var (

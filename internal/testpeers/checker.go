@@ -1,6 +1,6 @@
 package testpeers
 
-import "github.com/acptap/acptap/sdk/acpschema"
+import "github.com/acptap/acptap/internal/acpschema"
 
 // Sender is the side of an ACP connection that wrote a message.
 type Sender = acpschema.Sender

@@ -1,8 +1,8 @@
 package testpeers
 
-import "github.com/acptap/acptap/sdk/acpschema"
+import "github.com/acptap/acptap/internal/acpschema"
 
-// The checker lives in sdk/acpschema (the recording engine uses it too);
+// The checker lives in internal/acpschema (the recording engine uses it too);
 // these are its names here, for the tests that predate the move.
 
 // Version selects the ACP schema a Checker validates against.

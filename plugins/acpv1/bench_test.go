@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -19,7 +20,7 @@ func benchLog(turns int) []sdk.Frame {
 	const sessions = 8
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 4)
 	code := strconv.Quote(strings.Repeat("func main() {\n\tfmt.Println(\"hello, world\")\n}\n", 24))
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var frames []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, format string, args ...any) {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // downlevel translates the ACP v2 replay's updates into ACP v1 (the

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 )
 
 // obj is one JSON object with its members kept raw, so that a frame can be

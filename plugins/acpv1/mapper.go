@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/release"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -15,7 +16,7 @@ const (
 	Name = "acpv1"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = sdk.Release
+	Version = release.Version
 	// Input is the protocol revision of live ACP v1 connections.
 	Input = "acp/1"
 	// InputLog is the input kind of stored ACP v1 logs (acptap convert).

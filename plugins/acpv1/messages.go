@@ -3,8 +3,8 @@ package acpv1
 import (
 	"strconv"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // session is what the translator keeps of one ACP session: where the

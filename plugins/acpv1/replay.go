@@ -9,24 +9,24 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/replay"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
+	"github.com/acptap/acptap/plugins/internal/acpreplay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
-	"github.com/acptap/acptap/sdk/acpreplay"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 var _ sdk.Replayer = mapper{}
 
 // Replay turns an ASR stream into ACP v1 session/update notifications
 // (target acp/1), as a v1 agent replays history on session/load. It is
-// the ACP v2 replay (sdk/acpreplay, acpv2's, ASR-724…731: the active path, each entity
+// the ACP v2 replay (plugins/internal/acpreplay, acpv2's, ASR-724…731: the active path, each entity
 // once at its first record as its latest revision, IDs kept, nothing
 // re-executed) translated update by update into v1 (downlevel.go), then
 // the session's current mode and available commands, which v1 clients
 // keep apart from the history. What v1 cannot carry is counted in the
-// loss report under the v1 categories of sdk/replay (LossV1…), beside the
+// loss report under the v1 categories of internal/replay (LossV1…), beside the
 // v2 replay's own; an update that does not validate against the ACP v1
 // schema is never sent.
 func (mapper) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(sdk.Output) error) ([]byte, error) {

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // replayedV1 is the outcome of a v1 replay.
@@ -78,7 +79,7 @@ func (rp replayedV1) updates(t testing.TB) []map[string]any {
 // loadFrames wraps replayed updates in the v1 exchange a recorder observes
 // when an agent replays history on session/load (replay.LoadExchange).
 func loadFrames(h asr.Header, updates [][]byte) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, line []byte) {
@@ -186,11 +187,11 @@ func goldenStreamsIn(t *testing.T, pattern string) map[string][]byte {
 }
 
 // everyGoldenStream is every golden stream of the recorders: the engine's
-// (sdk/acpasr/testdata), acpv1's own, and acpv2's stream with every record
+// (plugins/internal/acpasr/testdata), acpv1's own, and acpv2's stream with every record
 // type.
 func everyGoldenStream(t *testing.T) (map[string][]byte, []string) {
 	t.Helper()
-	all := goldenStreamsIn(t, filepath.Join("..", "..", "sdk", "acpasr", "testdata", "*.golden.jsonl"))
+	all := goldenStreamsIn(t, filepath.Join("..", "internal", "acpasr", "testdata", "*.golden.jsonl"))
 	for k, v := range goldenStreamsIn(t, filepath.Join("testdata", "*.golden.jsonl")) {
 		all["acpv1:"+k] = v
 	}

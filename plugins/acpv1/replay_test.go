@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // TestASR732_RoundTripV1GoldenStreams: every golden stream (the engine's,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -74,11 +75,11 @@ func FuzzMapV1Frames(f *testing.F) {
 	for _, name := range sortedNames(lossFixtures) {
 		f.Add([]byte(fuzzSeed(lossFixtures[name])))
 	}
-	if b, err := os.ReadFile(filepath.Join("..", "..", "sdk", "acpasr", "testdata", "full.frames")); err == nil {
+	if b, err := os.ReadFile(filepath.Join("..", "internal", "acpasr", "testdata", "full.frames")); err == nil {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b := sdk.NewFrameBuilder()
+		b := pluginwire.NewFrameBuilder()
 		var frames []sdk.Frame
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			dir := sdk.C2A

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/sdk"
@@ -267,7 +268,7 @@ func entities(rs []record) string {
 // acptap convert does with a trace log) and returns the session's stream.
 func convertTrace(t *testing.T, trace, session string) []byte {
 	t.Helper()
-	fb := sdk.NewFrameBuilder()
+	fb := pluginwire.NewFrameBuilder()
 	var frames []sdk.Frame
 	for i, l := range testpeers.ReadTrace(t, trace) {
 		dir := sdk.C2A

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // ACP v1 terminals are the client's: the agent asks the client to run a

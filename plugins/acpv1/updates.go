@@ -3,9 +3,9 @@ package acpv1
 import (
 	"encoding/json"
 
+	"github.com/acptap/acptap/internal/replay"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // The _meta keys of a file change that keep a v1 diff's full texts.

@@ -3,7 +3,7 @@ package acpv2
 import (
 	"fmt"
 
-	"github.com/acptap/acptap/sdk/acpasr"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 )
 
 // Config is the plugin's configuration section (JSON; empty means

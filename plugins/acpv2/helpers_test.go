@@ -21,15 +21,15 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 const testWire = "wire/c-test.jsonl"
 
 // engineTestdata holds the recording engine's fixtures and golden streams
-// (sdk/acpasr/testdata): the acpv2 plugin's recording is the engine's, with
+// (plugins/internal/acpasr/testdata): the acpv2 plugin's recording is the engine's, with
 // the options its tests use.
-var engineTestdata = filepath.Join("..", "..", "sdk", "acpasr", "testdata")
+var engineTestdata = filepath.Join("..", "internal", "acpasr", "testdata")
 
 func startReq(config string, prior ...sdk.PriorSession) sdk.StartRequest {
 	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord, Prior: prior}
 }
 
-// loadFrames reads a fixture of the engine's (sdk/acpasr/testdata/<name>.frames).
+// loadFrames reads a fixture of the engine's (plugins/internal/acpasr/testdata/<name>.frames).
 func loadFrames(t testing.TB, name string) []sdk.Frame {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(engineTestdata, name+".frames"))

@@ -3,8 +3,9 @@ package acpv2
 import (
 	"context"
 
+	"github.com/acptap/acptap/internal/release"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -13,7 +14,7 @@ const (
 	Name = "acpv2"
 	// Version is the plugin's version, written as producer.version and
 	// producer.plugin.version.
-	Version = sdk.Release
+	Version = release.Version
 	// Input is the protocol revision the plugin maps.
 	Input = "acp/2@2.0.0-alpha.9"
 	// SourceFormatVersion is the ACP schema revision (ASR-700).

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acptap/acptap/plugins/internal/acpreplay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpreplay"
 )
 
 var _ sdk.Replayer = mapper{}
@@ -21,7 +21,7 @@ const ReplayAlpha13 = acpreplay.TargetAlpha13
 // Replay turns an ASR stream into ACP v2 session/update notifications, as
 // an agent replays history on session/resume with replayFrom {type:
 // "start"} (ASR-724…731), and returns the loss report: the replay engine
-// of sdk/acpreplay, for this plugin's revision.
+// of plugins/internal/acpreplay, for this plugin's revision.
 func (mapper) Replay(ctx context.Context, config []byte, target string, stream io.Reader, emit func(sdk.Output) error) ([]byte, error) {
 	if _, err := parseConfig(config); err != nil {
 		return nil, err

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // streamOf joins one session's header and record outputs into stream bytes.
@@ -42,7 +43,7 @@ func sessionsOf(outs []sdk.Output) []string {
 }
 
 // goldenStreams reads the recording engine's golden files
-// (sdk/acpasr/testdata/*.golden.jsonl) and returns each session's stream,
+// (plugins/internal/acpasr/testdata/*.golden.jsonl) and returns each session's stream,
 // named "<file>/<session>".
 func goldenStreams(t *testing.T) map[string][]byte {
 	t.Helper()
@@ -156,7 +157,7 @@ func kinds(us []rec) []string {
 // resumeFrames wraps replayed updates in the exchange a recorder observes
 // when an agent replays history (replay.ResumeExchange).
 func resumeFrames(h asr.Header, updates [][]byte) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, line []byte) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acptap/acptap/internal/replay"
+	"github.com/acptap/acptap/plugins/internal/acpreplay"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpreplay"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/acptap/acptap/sdk/replay"
 )
 
 // TestReplayInfoClaimsReplay: the plugin says it can replay, and is a Replayer

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // benchFrames is an alpha.13 conversation: per turn a prompt, its echo, a
@@ -17,7 +18,7 @@ import (
 // update, and idle.
 func benchFrames(turns int) []sdk.Frame {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 4)
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var frames []sdk.Frame
 	seq := uint64(0)
 	add := func(dir sdk.Direction, format string, args ...any) {

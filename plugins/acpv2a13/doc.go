@@ -2,7 +2,7 @@
 // (the schema.unstable.json of @agentclientprotocol/sdk 2.3.0 and 2.4.0;
 // still protocolVersion 2 on the wire). It records that draft's traffic as
 // ASR streams, one per ACP session, through the recording engine
-// sdk/acpasr: frames the alpha.9 mapping already covers go to the engine
+// plugins/internal/acpasr: frames the alpha.9 mapping already covers go to the engine
 // unchanged, and the draft's additions are translated for it (a title set
 // with session/set_title becomes a session_info_update; archive, status
 // and the cancel requests become audit-only records; an archive ends an

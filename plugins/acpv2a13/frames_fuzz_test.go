@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
@@ -36,7 +37,7 @@ func FuzzAlpha13Frames(f *testing.F) {
 	f.Add([]byte(">{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/archive\",\"params\":{\"sessionId\":7}}\n<{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":null}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		frames := mappertest.ParseFixture(t, base, opening)
-		b := sdk.NewFrameBuilder()
+		b := pluginwire.NewFrameBuilder()
 		// Re-join the opening so that responses find their requests.
 		var all []sdk.Frame
 		for _, fr := range frames {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
-	"github.com/acptap/acptap/sdk/acpschema"
 	"github.com/acptap/acptap/sdk/asr"
 )
 

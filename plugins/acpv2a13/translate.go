@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/acpasr"
 )
 
 // LossControls is acptap's loss category for the client-initiated controls
@@ -30,9 +30,9 @@ type translator struct {
 	// ReplyTo), and order keeps their keys oldest first, for the bound.
 	bySeq map[uint64]int
 	order []pendingKey
-	out     []sdk.Output
-	cur     *sdk.Frame
-	done    bool
+	out   []sdk.Output
+	cur   *sdk.Frame
+	done  bool
 }
 
 // pendingKey joins a response to its request: the request's seq (the

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
 	"github.com/acptap/acptap/sdk/mappertest"
@@ -21,7 +22,7 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 // frame (with conns earlier connections) before the first line naming each
 // session, as the host's session tracker does.
 func wire(conns map[string]int, lines ...mappertest.Line) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	known := map[string]bool{}
 	var out []sdk.Frame
 	seq := uint64(0)

@@ -3,6 +3,7 @@ package aep
 import (
 	"context"
 
+	"github.com/acptap/acptap/internal/release"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -10,7 +11,7 @@ const (
 	// Name is the plugin's name.
 	Name = "aep"
 	// Version is the plugin's version.
-	Version = sdk.Release
+	Version = release.Version
 	// Agent is the envelope's agent: the tee observes a protocol, not a
 	// vendor.
 	Agent = "acp"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/acptap/acptap/sdk/jsonscan"
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 // canonical appends the canonical form of the JSON object line to dst:

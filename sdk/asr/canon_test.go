@@ -62,7 +62,7 @@ var canonCases = []string{
 func TestFingerprintMatchesReference(t *testing.T) {
 	lines := append([]string(nil), canonCases...)
 	// Every line of the repository's ASR fixtures and golden streams.
-	for _, pattern := range []string{"../../sdk/acpasr/testdata/*.jsonl", "../../plugins/*/testdata/*.jsonl", "../../docs/*.jsonl", "testdata/*.jsonl"} {
+	for _, pattern := range []string{"../../plugins/internal/acpasr/testdata/*.jsonl", "../../plugins/*/testdata/*.jsonl", "../../docs/*.jsonl", "testdata/*.jsonl"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			b, err := os.ReadFile(f)

@@ -8,8 +8,8 @@ import (
 
 // allowedModules are the only non-standard packages sdk/asr may import:
 // the JSON Schema validator behind Validate (itself pure Go, no cgo), and
-// sdk/jsonscan, which imports the standard library only (checked below).
-var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/acptap/acptap/sdk/jsonscan"}
+// internal/jsonscan, which imports the standard library only (checked below).
+var allowedModules = []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/acptap/acptap/internal/jsonscan"}
 
 // TestImportsStdlibOnly keeps the model free of host and third-party
 // imports (but allowedModules), so every plugin and tool can use it.
@@ -28,16 +28,16 @@ func TestImportsStdlibOnly(t *testing.T) {
 	}
 }
 
-// TestJSONScanImportsStdlibOnly: what sdk/asr allows of sdk/jsonscan
+// TestJSONScanImportsStdlibOnly: what sdk/asr allows of internal/jsonscan
 // brings no other import with it.
 func TestJSONScanImportsStdlibOnly(t *testing.T) {
-	pkg, err := build.ImportDir("../jsonscan", 0)
+	pkg, err := build.ImportDir("../../internal/jsonscan", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, imp := range pkg.Imports {
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
-			t.Errorf("sdk/jsonscan imports %s", imp)
+			t.Errorf("internal/jsonscan imports %s", imp)
 		}
 	}
 }

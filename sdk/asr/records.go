@@ -21,6 +21,10 @@ const (
 	TypeDeclaration  = "declaration"
 	// AuditPrefix + an ACP sessionUpdate kind is an audit-only record type (ASR-710).
 	AuditPrefix = "org.agent-session.acp/"
+	// AuditPromptError is the audit-only record kind (after AuditPrefix) of
+	// a session/prompt answered with a JSON-RPC error: the error response
+	// verbatim, ASR-710's form.
+	AuditPromptError = "session_prompt_error"
 )
 
 // Message is a user, assistant or notice message. Content holds ACP content

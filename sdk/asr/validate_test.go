@@ -248,10 +248,10 @@ func TestValidateInvariants(t *testing.T) {
 // TestValidateACPv2Streams: streams written by the acpv2 recorder pass
 // without a problem: the copies in testdata (golden streams and a demo
 // session) and, read at run time, the recording engine's current golden
-// files (sdk/acpasr).
+// files (plugins/internal/acpasr).
 func TestValidateACPv2Streams(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/*.asr.jsonl")
-	golden, _ := filepath.Glob("../acpasr/testdata/*.golden.jsonl")
+	golden, _ := filepath.Glob("../../plugins/internal/acpasr/testdata/*.golden.jsonl")
 	if len(paths) < 3 {
 		t.Fatalf("testdata streams: %v", paths)
 	}

@@ -66,7 +66,8 @@ type Suite struct {
 }
 
 // Run runs the suite: Info, determinism across runs, batch sizes and the
-// gRPC transport, and malformed input.
+// gRPC transport, continuation of the ASR streams an earlier connection
+// wrote (see continuation), and malformed input.
 func (s Suite) Run(t *testing.T) {
 	t.Run("Info", func(t *testing.T) {
 		info, err := OverGRPC(t, s.New()).Info(t.Context())
@@ -96,6 +97,11 @@ func (s Suite) Run(t *testing.T) {
 				t.Fatalf("over gRPC the outputs differ: %s", d)
 			}
 			checkOutputs(t, ref)
+		})
+		t.Run("Continuation/"+name, func(t *testing.T) {
+			if err := continuation(t.Context(), s.New, s.Start, frames); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 	t.Run("MalformedIsDiagnosed", func(t *testing.T) {

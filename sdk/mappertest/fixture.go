@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -24,7 +25,7 @@ import (
 //	session {"id":…,"connections":n,"prior":[<stream lines as JSON>]}
 func ParseFixture(t testing.TB, base time.Time, text string) []sdk.Frame {
 	t.Helper()
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	seq := uint64(0)
 	sc := bufio.NewScanner(strings.NewReader(text))

@@ -3,6 +3,7 @@ package mappertest
 import (
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -19,10 +20,10 @@ func C2A(s string) Line { return Line{Dir: sdk.C2A, Data: s} }
 func A2C(s string) Line { return Line{Dir: sdk.A2C, Data: s} }
 
 // Frames turns lines into frames exactly as the host's router does (see
-// sdk.FrameBuilder): seqs from 1, receipt times one millisecond apart from
+// pluginwire.FrameBuilder): seqs from 1, receipt times one millisecond apart from
 // base, batches split, responses joined to requests by (direction, id).
 func Frames(base time.Time, lines ...Line) []sdk.Frame {
-	b := sdk.NewFrameBuilder()
+	b := pluginwire.NewFrameBuilder()
 	var out []sdk.Frame
 	for i, l := range lines {
 		out = b.Line(out, uint64(i+1), l.Dir, base.Add(time.Duration(i)*time.Millisecond), []byte(l.Data))

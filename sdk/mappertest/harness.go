@@ -6,6 +6,7 @@ import (
 
 	"os"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -17,7 +18,7 @@ func OverGRPC(t testing.TB, m sdk.Mapper) sdk.Mapper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mm, stop, err := sdk.ServeInProcess(m, dir)
+	mm, stop, err := pluginwire.ServeInProcess(m, dir)
 	if err != nil {
 		t.Fatalf("serve in process: %v", err)
 	}

@@ -10,16 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
-// echoMapper emits, per frame, a record holding the frame's whole data, and
+// echoMapper emits, per frame, an event (not ASR: it writes no stream) holding the frame's whole data, and
 // a diagnostic for frames that are not JSON. It exercises parts both ways.
 type echoMapper struct{}
 
 func (echoMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []string{"aep"}, Capabilities: []string{"record"}}, nil
 }
 
 func (echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
@@ -40,13 +41,13 @@ func (s *echoSession) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, 
 			continue
 		}
 		rec, _ := json.Marshal(map[string]any{"seq": f.Seq, "dir": f.Dir.String(), "data": string(f.Data), "replyTo": f.ReplyTo, "method": f.ReplyToMethod})
-		outs = append(outs, sdk.Output{Kind: sdk.ASRRecord, Session: s.conn, JSON: rec, FrameSeqs: []uint64{f.Seq}})
+		outs = append(outs, sdk.Output{Kind: sdk.AEPEvent, Session: s.conn, JSON: rec, FrameSeqs: []uint64{f.Seq}})
 	}
 	return outs, nil
 }
 
 func (s *echoSession) Finish(context.Context, string) ([]sdk.Output, error) {
-	return []sdk.Output{{Kind: sdk.ASRRecord, Session: s.conn, JSON: []byte(`{"finished":true}`)}}, nil
+	return []sdk.Output{{Kind: sdk.AEPEvent, Session: s.conn, JSON: []byte(`{"finished":true}`)}}, nil
 }
 
 func TestConformanceEcho(t *testing.T) {
@@ -56,8 +57,8 @@ func TestConformanceEcho(t *testing.T) {
 // TestLargeFramesTravelInParts sends frames far larger than the part size
 // and the gRPC max message size; none may be dropped or altered.
 func TestLargeFramesTravelInParts(t *testing.T) {
-	big := `"` + strings.Repeat("a", 3*sdk.MaxMessageSize/2) + `"`
-	mid := `"` + strings.Repeat("b", sdk.PartSize+17) + `"`
+	big := `"` + strings.Repeat("a", 3*pluginwire.MaxMessageSize/2) + `"`
+	mid := `"` + strings.Repeat("b", pluginwire.PartSize+17) + `"`
 	frames := mappertest.Frames(time.Unix(0, 0), mappertest.C2A(mid), mappertest.A2C(big), mappertest.C2A(`{"x":1}`))
 	outs := mappertest.Run(t, mappertest.OverGRPC(t, echoMapper{}), sdk.StartRequest{Connection: "c"}, frames, 0)
 	if len(outs) != 4 {

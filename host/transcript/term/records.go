@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/acptap/acptap/host/transcript"
-	"github.com/acptap/acptap/sdk/acpasr"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -35,7 +34,7 @@ func init() {
 		asr.TypeConfigChange:                      renderConfig,
 		asr.TypeSubagent:                          renderSubagent,
 		asr.TypeDeclaration:                       renderDeclaration,
-		asr.AuditPrefix + acpasr.AuditPromptError: renderPromptError,
+		asr.AuditPrefix + asr.AuditPromptError: renderPromptError,
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/plugin"
 )
 
 type config struct {
@@ -141,5 +142,5 @@ func main() {
 	if os.Getenv("FAULTY_HANG") == "handshake" {
 		time.Sleep(24 * time.Hour) // go-plugin waits for a handshake line that never comes
 	}
-	sdk.Serve(mapper{})
+	plugin.Serve(mapper{})
 }

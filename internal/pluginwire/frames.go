@@ -1,0 +1,134 @@
+package pluginwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// maxPending bounds the requests a FrameBuilder remembers while it waits
+// for their responses; the oldest are forgotten first.
+const maxPending = 1 << 16
+
+type pendingKey struct {
+	dir sdk.Direction
+	id  string
+}
+
+type pendingReq struct {
+	seq    uint64
+	method string
+}
+
+// FrameBuilder turns wire lines into frames the way the host's router does:
+// a JSON-RPC batch (an array) is split into one frame per element, and each
+// response is joined to its request by (direction, id) — both sides number
+// their ids independently, so id 0 can be in flight both ways at once.
+// It is deterministic and never fails: a line that is not JSON is one frame.
+type FrameBuilder struct {
+	pending map[pendingKey]pendingReq
+	order   []pendingKey
+	// Forgotten counts requests dropped from memory before their response.
+	Forgotten uint64
+}
+
+// NewFrameBuilder returns an empty builder.
+func NewFrameBuilder() *FrameBuilder {
+	return &FrameBuilder{pending: make(map[pendingKey]pendingReq)}
+}
+
+var (
+	keyID         = []byte(`"id"`)
+	unicodeEscape = []byte(`\u`)
+)
+
+type rpcHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+}
+
+// Line appends the frames of one wire line to out.
+func (b *FrameBuilder) Line(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, line []byte) []sdk.Frame {
+	trim := bytes.TrimSpace(line)
+	if len(trim) > 0 && trim[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(trim, &arr) == nil && len(arr) > 0 {
+			for i, e := range arr {
+				f := sdk.Frame{Kind: sdk.KindLine, Seq: seq, Dir: dir, At: at, Data: e, BatchIndex: i, BatchSize: len(arr)}
+				b.join(&f, e)
+				out = append(out, f)
+			}
+			return out
+		}
+	}
+	f := sdk.Frame{Kind: sdk.KindLine, Seq: seq, Dir: dir, At: at, Data: line}
+	if len(trim) > 0 && trim[0] == '{' {
+		b.join(&f, trim)
+	}
+	return append(out, f)
+}
+
+// Session appends a session frame.
+func (b *FrameBuilder) Session(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, info sdk.SessionInfo) []sdk.Frame {
+	return append(out, sdk.Frame{Kind: sdk.KindSession, Seq: seq, Dir: dir, At: at, Session: &info})
+}
+
+// Gap appends a gap frame.
+func (b *FrameBuilder) Gap(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, g sdk.Gap) []sdk.Frame {
+	return append(out, sdk.Frame{Kind: sdk.KindGap, Seq: seq, Dir: dir, At: at, Gap: g})
+}
+
+func (b *FrameBuilder) join(f *sdk.Frame, elem []byte) {
+	// Most lines are notifications: without an "id" key there is nothing to
+	// join, and decoding the whole line to learn that is the router's main
+	// cost. The key can only be spelled "id" or with a \u escape.
+	if !bytes.Contains(elem, keyID) && !bytes.Contains(elem, unicodeEscape) {
+		return
+	}
+	var h rpcHead
+	if json.Unmarshal(elem, &h) != nil || len(h.ID) == 0 || string(h.ID) == "null" {
+		return
+	}
+	id := string(bytes.TrimSpace(h.ID))
+	if h.Method != nil {
+		k := pendingKey{f.Dir, id}
+		if _, dup := b.pending[k]; !dup {
+			b.order = append(b.order, k)
+		}
+		b.pending[k] = pendingReq{seq: f.Seq, method: *h.Method}
+		b.evict()
+		return
+	}
+	other := sdk.A2C
+	if f.Dir == sdk.A2C {
+		other = sdk.C2A
+	}
+	k := pendingKey{other, id}
+	if p, ok := b.pending[k]; ok {
+		f.ReplyTo, f.ReplyToMethod = p.seq, p.method
+		delete(b.pending, k)
+	}
+}
+
+func (b *FrameBuilder) evict() {
+	for len(b.pending) > maxPending && len(b.order) > 0 {
+		k := b.order[0]
+		b.order = b.order[1:]
+		if _, ok := b.pending[k]; ok {
+			delete(b.pending, k)
+			b.Forgotten++
+		}
+	}
+	// Compact the order slice once answered keys dominate it.
+	if len(b.order) > 2*maxPending {
+		live := b.order[:0]
+		for _, k := range b.order {
+			if _, ok := b.pending[k]; ok {
+				live = append(live, k)
+			}
+		}
+		b.order = live
+	}
+}

@@ -1,0 +1,38 @@
+package pluginwire
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+)
+
+// TestWireVersionMatchesProto keeps the Go constants and mapper.proto in
+// sync: the header states the wire version and the package carries it.
+func TestWireVersionMatchesProto(t *testing.T) {
+	src, err := os.ReadFile("mapper.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	if want := fmt.Sprintf("// Wire version: %d ", WireVersion); !strings.Contains(text, want) {
+		t.Errorf("mapper.proto header does not say %q", want)
+	}
+	if want := fmt.Sprintf("package acptap.mapper.v%d;", WireVersion); !strings.Contains(text, want) {
+		t.Errorf("mapper.proto does not declare %q", want)
+	}
+	if got := pb.File_mapper_proto.Package(); string(got) != fmt.Sprintf("acptap.mapper.v%d", WireVersion) {
+		t.Errorf("generated code is for package %s; regenerate with `make generate`", got)
+	}
+	if _, ok := VersionedPlugins(nil)[WireVersion]; !ok {
+		t.Error("VersionedPlugins has no entry for WireVersion")
+	}
+	if Handshake.ProtocolVersion != WireVersion {
+		t.Errorf("handshake protocol version %d ≠ wire version %d", Handshake.ProtocolVersion, WireVersion)
+	}
+	if PartSize > MaxMessageSize/4 || responseBudget > MaxMessageSize/2 {
+		t.Errorf("part size %d must be well under the max message size %d", PartSize, MaxMessageSize)
+	}
+}

@@ -1,0 +1,103 @@
+package pluginwire
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
+	hclog "github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+)
+
+// mapperPlugin is the go-plugin definition of the mapper service.
+type mapperPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	impl sdk.Mapper
+}
+
+var _ plugin.GRPCPlugin = (*mapperPlugin)(nil)
+
+func (p *mapperPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterMapperServer(s, &grpcServer{impl: p.impl})
+	return nil
+}
+
+func (p *mapperPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &grpcClient{c: pb.NewMapperClient(c)}, nil
+}
+
+// VersionedPlugins is the plugin set per wire version. The host passes a nil
+// impl; a plugin passes its Mapper. A wire v2 adds an entry here.
+func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{
+		WireVersion: {PluginKey: &mapperPlugin{impl: impl}},
+	}
+}
+
+// GRPCDialOptions are the host's dial options (the explicit max message size).
+func GRPCDialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(MaxMessageSize),
+		grpc.MaxCallSendMsgSize(MaxMessageSize),
+	)}
+}
+
+func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	return grpc.NewServer(opts...)
+}
+
+// Dispense returns the Mapper served by a started go-plugin client.
+func Dispense(c *plugin.Client) (sdk.Mapper, error) {
+	rpc, err := c.Client()
+	if err != nil {
+		return nil, fmt.Errorf("connect plugin: %w", err)
+	}
+	raw, err := rpc.Dispense(PluginKey)
+	if err != nil {
+		return nil, fmt.Errorf("dispense plugin: %w", err)
+	}
+	m, ok := raw.(sdk.Mapper)
+	if !ok {
+		return nil, fmt.Errorf("dispense plugin: unexpected type %T", raw)
+	}
+	return m, nil
+}
+
+// Serve runs m as an acptap plugin: it answers go-plugin's handshake on
+// stdout and then serves gRPC until the host goes away. Logs go to stderr
+// as hclog JSON, which the host relays under the plugin's name. Serve never
+// returns while the host is alive; it exits the process when the host dies
+// (even when the host was SIGKILLed).
+func Serve(m sdk.Mapper) {
+	logger := hclog.New(&hclog.LoggerOptions{
+		Name:       "plugin",
+		Level:      hclog.LevelFromString(os.Getenv("ACPTAP_PLUGIN_LOG_LEVEL")),
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+	go watchParent(logger)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: VersionedPlugins(m),
+		GRPCServer:       newGRPCServer,
+		Logger:           logger,
+	})
+}
+
+// watchParent exits the plugin when its parent process changes (the host
+// died and the plugin was re-parented), so no plugin outlives its host.
+func watchParent(logger hclog.Logger) {
+	ppid := os.Getppid()
+	for {
+		time.Sleep(200 * time.Millisecond)
+		if os.Getppid() != ppid {
+			logger.Warn("host process is gone; plugin exiting", "old_ppid", ppid)
+			os.Exit(3)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package pluginwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
+	"github.com/acptap/acptap/sdk"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// grpcServer adapts a Mapper to the generated gRPC service.
+type grpcServer struct {
+	pb.UnimplementedMapperServer
+	impl sdk.Mapper
+}
+
+func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
+	info, err := s.impl.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return infoToProto(info), nil
+}
+
+func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	start := first.GetStart()
+	if start == nil {
+		return status.Error(codes.InvalidArgument, "map: first message must be start")
+	}
+	sess, err := s.impl.Start(ctx, startFromProto(start))
+	if err != nil {
+		return status.Errorf(codes.FailedPrecondition, "map: start: %v", err)
+	}
+	var asm frameAssembler
+	frames := make([]sdk.Frame, 0, 256)
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch m := req.Msg.(type) {
+		case *pb.MapRequest_Batch:
+			frames = frames[:0]
+			for _, f := range m.Batch.Frames {
+				frames = asm.add(f, frames)
+			}
+			outs, err := callMap(ctx, sess, frames)
+			if err != nil {
+				return status.Errorf(codes.Internal, "map: %v", err)
+			}
+			if err := sendOutputs(stream, outs); err != nil {
+				return err
+			}
+		case *pb.MapRequest_Finish:
+			outs, err := callFinish(ctx, sess, m.Finish.Reason)
+			if err != nil {
+				return status.Errorf(codes.Internal, "finish: %v", err)
+			}
+			return sendOutputs(stream, outs)
+		default:
+			return status.Error(codes.InvalidArgument, "map: unexpected message")
+		}
+	}
+}
+
+// callMap turns a panic inside a mapper into an error for the host: a
+// mapper bug must not take the plugin down silently mid-stream.
+func callMap(ctx context.Context, s sdk.Session, frames []sdk.Frame) (outs []sdk.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("mapper panicked: %v", r)
+		}
+	}()
+	return s.Map(ctx, frames)
+}
+
+func callFinish(ctx context.Context, s sdk.Session, reason string) (outs []sdk.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("mapper panicked: %v", r)
+		}
+	}()
+	return s.Finish(ctx, reason)
+}
+
+func sendOutputs(stream pb.Mapper_MapServer, outs []sdk.Output) error {
+	groups := toProtoOutputs(outs)
+	for i, g := range groups {
+		if err := stream.Send(&pb.MapResponse{Outputs: g, More: i < len(groups)-1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *grpcServer) Replay(stream pb.Mapper_ReplayServer) error {
+	r, ok := s.impl.(sdk.Replayer)
+	if !ok {
+		return status.Error(codes.Unimplemented, "replay: this plugin has no replay capability")
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	start := first.GetStart()
+	if start == nil {
+		return status.Error(codes.InvalidArgument, "replay: first message must be start")
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			switch m := req.Msg.(type) {
+			case *pb.ReplayRequest_Chunk:
+				if _, err := pw.Write(m.Chunk); err != nil {
+					return
+				}
+			case *pb.ReplayRequest_End:
+				pw.Close()
+				return
+			}
+		}
+	}()
+	var batch []sdk.Output
+	flush := func() error {
+		for _, g := range toProtoOutputs(batch) {
+			if err := stream.Send(&pb.ReplayResponse{Outputs: g}); err != nil {
+				return err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	report, err := r.Replay(stream.Context(), start.Config, start.Target, pr, func(o sdk.Output) error {
+		batch = append(batch, o)
+		if len(batch) >= 256 {
+			return flush()
+		}
+		return nil
+	})
+	pr.CloseWithError(io.ErrClosedPipe)
+	if err != nil {
+		return status.Errorf(codes.Internal, "replay: %v", err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return stream.Send(&pb.ReplayResponse{LossReport: report})
+}

@@ -1,0 +1,213 @@
+package acpasr
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/acptap/acptap/internal/jsonscan"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// obj is one JSON object with its members kept raw: keys match exactly
+// (unlike struct decoding) and presence, null and value stay distinct, which
+// ACP's patch rule needs.
+type obj map[string]json.RawMessage
+
+// state is what a member of an obj holds.
+type state uint8
+
+const (
+	missing state = iota // key absent
+	isNull               // present, null
+	valid                // present, of the wanted type
+	invalid              // present, of another type
+)
+
+// parseObj decodes raw as a JSON object. It splits the object into its
+// members in one pass (internal/jsonscan): the members' values are copied, not
+// decoded (they are decoded when read), and a duplicate key keeps its last
+// value, as encoding/json does. The object's own syntax is checked; a
+// nested object or array is only matched by its brackets, so raw must come
+// from JSON known to be valid (parseRPC checks each frame once, and every
+// obj is a part of a frame).
+func parseObj(raw []byte) (obj, bool) {
+	o := obj{}
+	badKey := false
+	ok := jsonscan.Members(raw, func(k, v []byte) bool {
+		key, ok := jsonscan.Unquote(k)
+		if !ok {
+			badKey = true
+			return false
+		}
+		o[key] = json.RawMessage(bytes.Clone(v))
+		return true
+	})
+	if !ok || badKey {
+		return nil, false
+	}
+	return o, true
+}
+
+func (o obj) member(k string) (json.RawMessage, state) {
+	v, ok := o[k]
+	switch {
+	case !ok:
+		return nil, missing
+	case isJSONNull(v):
+		return nil, isNull
+	}
+	return v, valid
+}
+
+// str reads a string member.
+func (o obj) str(k string) (string, state) {
+	v, st := o.member(k)
+	if st != valid {
+		return "", st
+	}
+	s, ok := asString(v)
+	if !ok {
+		return "", invalid
+	}
+	return s, valid
+}
+
+// asString decodes a JSON string value (internal/jsonscan.String).
+func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
+
+// object reads an object member.
+func (o obj) object(k string) (obj, state) {
+	v, st := o.member(k)
+	if st != valid {
+		return nil, st
+	}
+	m, ok := parseObj(v)
+	if !ok {
+		return nil, invalid
+	}
+	return m, valid
+}
+
+// array reads an array member, split into its items (copied, not
+// decoded) in one pass, as parseObj splits an object.
+func (o obj) array(k string) ([]json.RawMessage, state) {
+	v, st := o.member(k)
+	if st != valid {
+		return nil, st
+	}
+	a, ok := splitArray(v)
+	if !ok {
+		return nil, invalid
+	}
+	return a, valid
+}
+
+// splitArray splits raw, a JSON array that is part of a checked frame,
+// into its items (internal/jsonscan).
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	a := []json.RawMessage{}
+	ok := jsonscan.Elements(raw, func(v []byte) bool {
+		a = append(a, json.RawMessage(bytes.Clone(v)))
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	return a, true
+}
+
+// number reads a numeric member, kept as its JSON text.
+func (o obj) number(k string) (json.RawMessage, state) {
+	v, st := o.member(k)
+	if st != valid {
+		return nil, st
+	}
+	if !isJSONNumber(v) {
+		return nil, invalid
+	}
+	return v, valid
+}
+
+func isJSONNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+func isJSONNumber(v json.RawMessage) bool {
+	var n json.Number
+	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) && json.Unmarshal(v, &n) == nil
+}
+
+// compact returns v without insignificant whitespace.
+func compact(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// id reads a non-empty string member (a session id); "" is invalid.
+func (o obj) id(k string) (string, state) {
+	s, st := o.str(k)
+	if st == valid && s == "" {
+		return "", invalid
+	}
+	return s, st
+}
+
+// isInt reports whether a JSON number is an integer (1, -3, 2.0, 1e3),
+// as the ASR schema's "integer" means; an exponent beyond ±1000 is
+// rejected rather than expanded.
+func isInt(v json.RawMessage) bool {
+	s := strings.TrimPrefix(string(bytes.TrimSpace(v)), "-")
+	if !isJSONNumber(v) {
+		return false
+	}
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1000 || e < -1000 {
+			return false
+		}
+		mant, exp = s[:i], e
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	frac = strings.TrimRight(frac, "0")
+	if exp >= 0 {
+		return len(frac) <= exp
+	}
+	if frac != "" {
+		return false
+	}
+	whole = strings.TrimLeft(whole, "0")
+	return len(whole)-len(strings.TrimRight(whole, "0")) >= -exp || whole == ""
+}
+
+// isUint reports whether a JSON number is a non-negative integer.
+func isUint(v json.RawMessage) bool {
+	if !isInt(v) {
+		return false
+	}
+	s := string(bytes.TrimSpace(v))
+	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return s[0] != '-' || strings.Trim(mant, "-0.") == ""
+}
+
+// vendorValue reports whether s is a vendor value: "_" and at least one
+// more character (the ASR schema's vendorValue).
+func vendorValue(s string) bool { return len(s) > 1 && s[0] == '_' }
+
+// absolutePath reports whether p is an absolute path, POSIX or Windows
+// (what a PathRef with root null may hold, ASR-711).
+func absolutePath(p string) bool {
+	_, ok := asr.RefOK(nil, p)
+	return ok
+}
+
+// SplitObject splits raw, a JSON object that is part of a frame already
+// checked with json.Valid, into its members in one pass (see parseObj):
+// the values are copied raw, a duplicate key keeps its last value. It is
+// exported for translators that feed the engine (plugins/acpv1).
+func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	return parseObj(raw)
+}

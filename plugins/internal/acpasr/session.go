@@ -1,0 +1,191 @@
+package acpasr
+
+import (
+	"context"
+
+	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// Producer methods (producer.method, ASR-700).
+const (
+	// MethodRecorder: the frames are live ACP (or a rebuild from its wire log).
+	MethodRecorder = "recorder"
+	// MethodConverter: the frames come from stored logs of another format.
+	MethodConverter = "converter"
+)
+
+// FormatVersionV2 is the ACP schema revision of the frames the engine maps
+// (ASR-700).
+const FormatVersionV2 = "2.0.0-alpha.9"
+
+// AlwaysLossy are the loss categories that always apply to a stream
+// recorded from ACP (ASR-722): ACP has no per-call inference boundaries,
+// no per-call usage, no authors and no per-entry times.
+var AlwaysLossy = []string{asr.LossInference, asr.LossMessageAuthor, asr.LossTimestamps, asr.LossUsage}
+
+// Options configure the engine for the plugin that runs it: what each
+// stream's header says about its producer, and the recording configuration.
+type Options struct {
+	// Method is producer.method: MethodRecorder or MethodConverter. Empty
+	// means MethodRecorder.
+	Method string
+	// Name and Version are producer.name and producer.version. Empty Name
+	// means "acptap".
+	Name, Version string
+	// Plugin is producer.plugin: the plugin's name and version.
+	Plugin asr.Plugin
+	// Source is producer.source: the protocol revision the frames follow,
+	// e.g. {Format: "acp", FormatVersion: "2.0.0-alpha.9"}.
+	Source asr.Source
+	// AlwaysLossy are the loss categories written in every header
+	// (ASR-722). Categories that start to apply later (tool results,
+	// dropped reasoning, capture gaps, a translator's Hint.Lossy) are
+	// declared when they do.
+	AlwaysLossy []string
+	// Config is the recording configuration (see ParseConfig). A nil
+	// Registry means the embedded snapshot.
+	Config Config
+	// ModeUpdates maps the ACP v1 session update current_mode_update to a
+	// config_change with its mode. Without it that kind, unknown to ACP v2,
+	// is an audit-only record (ASR-710).
+	ModeUpdates bool
+	// Schema is the ACP schema the per-frame check uses (Map, MapChecked);
+	// zero means acpschema.V2 (alpha.9).
+	Schema acpschema.Version
+	// StateNative lists state_update members the ASR state record has no
+	// field for (the newer draft's "background"): when an update has one,
+	// its state record keeps the update verbatim in native.record.
+	StateNative []string
+	// TerminalSize folds terminal_update.size by ACP's patch rule and
+	// writes it as the terminal record's _org.acptap/size.
+	TerminalSize bool
+	// MessageRefs folds session_message.senderMessageId by ACP's patch
+	// rule and writes it as from._org.acptap/messageId of the receiving
+	// session's message (ASR-735: copied, never invented).
+	MessageRefs bool
+	// SubagentRoots takes a subagent_update's cwd and
+	// additionalDirectories (the newer draft) as the workspace roots of
+	// the child's stream (ASR-711), when that stream is opened after it.
+	SubagentRoots bool
+	// HoldChunks keeps a session_message_chunk that arrives before any
+	// upsert of its message (the newer draft's chunks name no session)
+	// until an upsert says which side this session is: the receiving
+	// side's message gets the chunks, in order, before the upsert's
+	// patch; otherwise, and when the connection ends with the message
+	// still unnamed, each held chunk is an audit record (ASR-710).
+	HoldChunks bool
+}
+
+// Session is the engine mapping one connection: ACP v2 (alpha.9) frames in,
+// ASR headers, records and diagnostics out. It implements sdk.Session; a
+// translator from another protocol feeds it with MapTranslated.
+type Session struct{ c *conn }
+
+var _ sdk.Session = (*Session)(nil)
+
+// NewSession starts the engine on one connection (req is the plugin's start
+// request: wire log name, prior sessions). It never fails: a plugin parses
+// and checks its configuration (ParseConfig) before.
+func NewSession(opts Options, req sdk.StartRequest) *Session {
+	if opts.Method == "" {
+		opts.Method = MethodRecorder
+	}
+	if opts.Name == "" {
+		opts.Name = "acptap"
+	}
+	if opts.Config.Registry == nil {
+		r := loadDefaultRegistry()
+		opts.Config.Registry = &r
+	}
+	return &Session{c: newConn(opts, req)}
+}
+
+// Map maps ACP v2 frames in order and returns the outputs they produced.
+func (s *Session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	return s.c.Map(ctx, frames)
+}
+
+// Finish writes every entity still open ("when the recorder stops",
+// ASR-705) and ends the session.
+func (s *Session) Finish(ctx context.Context, reason string) ([]sdk.Output, error) {
+	return s.c.Finish(ctx, reason)
+}
+
+// Hint is what a translator knows about a frame it made that ACP v2 cannot
+// say.
+type Hint struct {
+	// DerivedID: the messageId the frame names (a message update's, or a
+	// session/prompt response's) was derived by the translator, not sent
+	// by the peer: the message records carry idSource "derived".
+	DerivedID bool
+	// Session and Lossy: loss categories (ASR-722) that start to apply to
+	// that session's stream at this frame; they are declared before the
+	// frame is mapped (the stream is opened when it is not yet).
+	Session string
+	Lossy   []string
+	// Audit, when set, makes the frame an audit-only record
+	// org.agent-session.acp/<Audit> in Session's stream, with the frame's
+	// bytes (one JSON value) verbatim in native.record (ASR-710); the frame
+	// is not mapped as ACP.
+	Audit string
+	// Withdraw names a prompt's messageId in Session that the agent did
+	// not take after all: a translator that gave the engine the prompt's
+	// response early (ACP v1 answers a prompt only when its turn ends)
+	// learned it from an error. The message is forgotten unless it already
+	// has a record. The frame is not mapped as ACP.
+	Withdraw string
+}
+
+// Translated is a frame a translator made for the engine: an ACP v2 frame
+// (its Seq, Dir and At those of the source frame it came from, so that
+// native references point at the source wire), and its hint.
+type Translated struct {
+	Frame sdk.Frame
+	Hint  Hint
+}
+
+// MapTranslated maps translated frames in order, as Map does, with their
+// hints.
+func (s *Session) MapTranslated(ctx context.Context, frames []Translated) ([]sdk.Output, error) {
+	return s.c.mapTranslated(ctx, frames)
+}
+
+// MapChecked maps the translated frames in place of wire, a frame of the
+// connection: wire is first checked against the schema (Options.Schema)
+// as Map checks its frames, and when it does not conform the sessions it
+// names declare the loss, as for a frame Map checks. A translator whose
+// source frames follow an ACP schema the engine embeds uses it instead of
+// MapTranslated.
+func (s *Session) MapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	return s.c.mapChecked(ctx, wire, frames)
+}
+
+// Open reports whether session has a stream open on this connection.
+func (s *Session) Open(session string) bool {
+	_, ok := s.c.streams[session]
+	return ok
+}
+
+// HasPrompt reports whether the stream of session has a prompt (a message
+// with origin "prompt") with messageID: recorded on this connection or an
+// earlier one (the store's prior stream), or still open. A translator uses
+// it to keep derived ids stable across a history replay that reveals ids
+// the live traffic did not have.
+func (s *Session) HasPrompt(session, messageID string) bool {
+	k := entKey{asr.TypeMessage, messageID}
+	if st, ok := s.c.streams[session]; ok {
+		if e, ok := st.ents[k]; ok {
+			m, ok := e.b.(*message)
+			return ok && m.origin == "prompt"
+		}
+		d, ok := st.done[doneKey(k)]
+		return ok && d.view().flags&flagPrompt != 0
+	}
+	if p, ok := s.c.prior[session]; ok {
+		d, ok := p.done[doneKey(k)]
+		return ok && d.view().flags&flagPrompt != 0
+	}
+	return false
+}

@@ -1,9 +1,0 @@
-// Package acpreplay is the ASR → ACP v2 replay engine (ASR-724…731): a
-// stored stream becomes the session/update notifications an agent sends
-// when a client resumes a session with replayFrom {type: "start"}, and the
-// loss report (sdk/replay) says what the stream held that they do not
-// carry. It is sdk/acpasr's counterpart: the acpv2 plugin's Replay is this
-// engine, and a plugin for another ACP version replays through it and
-// translates (acpv1, to ACP v1). It imports only sdk packages and the
-// standard library.
-package acpreplay
