@@ -1,9 +1,12 @@
 package transcript
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 // TestViewHasWhatShowPrints: every detail `acptap show` prints of a record
@@ -84,6 +87,35 @@ func record(t *testing.T, id string) *Record {
 		}
 		if e.Record != nil && e.Record.Item.ID == id {
 			return e.Record
+		}
+	}
+}
+
+// TestDownlevelCoversWhatTheViewGained: below full, none of the free text
+// the view gained for show (a permission's command, a refused prompt's
+// message, a compaction's error, links' names and URIs, a move's source,
+// a terminal's cwd) is left as it was; at none, no path is left.
+func TestDownlevelCoversWhatTheViewGained(t *testing.T) {
+	for _, l := range []aep.Level{aep.Metadata, aep.None} {
+		f, err := os.Open("testdata/every-field.asr.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Build(f, Options{WithJSON: true})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		Downlevel(v, l, aep.Redactor{})
+		b, _ := json.Marshal(v)
+		leaks := []string{`rm -rf`, `"bad"`, `{"m":"x"}`, `file:///x`, `"n"`, `careful`, `boom`}
+		if l == aep.None {
+			leaks = append(leaks, `a.go`, `root1:sub`, `root1:z`, `x.go`)
+		}
+		for _, s := range leaks {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s: %s is left in the view", l, s)
+			}
 		}
 	}
 }
