@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/acptap/acptap/host/filekind"
-	"github.com/acptap/acptap/host/transcript"
 	"github.com/acptap/acptap/host/transcript/term"
 )
 
@@ -44,17 +43,7 @@ func runShow(env *Env, args []string) int {
 		return ExitFailure
 	}
 	defer r.Close()
-	o := term.Options{Color: on, MaxLine: *maxLine}
-	// Declarations can come anywhere: read a file once for them, so the
-	// losses are complete at the top.
-	if f, ok := r.(*os.File); ok && regularFile(f) {
-		o.Declared = transcript.DeclaredLosses(f, *maxLine)
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			fmt.Fprintf(env.Stderr, "acptap show: %s\n", oneLine(err))
-			return ExitFailure
-		}
-	}
-	bad, err := term.Show(env.Stdout, r, o)
+	bad, err := term.Show(env.Stdout, r, term.Options{Color: on, MaxLine: *maxLine})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap show: %s: %s\n", name, oneLine(err))
 		return ExitFailure

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -25,7 +26,9 @@ type Options struct {
 	Color bool
 	// Declared are the loss categories the stream's declarations add, with
 	// the declaration that added each first (transcript.DeclaredLosses);
-	// the header lists those it does not. Nil: a stream read once.
+	// the header lists those it does not. Nil: Show finds them itself when
+	// the stream is a regular file (it reads it twice); a stream read once
+	// (a pipe) shows its declarations where they are.
 	Declared map[string]string
 	// MaxLine bounds a line read (0: asr.DefaultMaxLine).
 	MaxLine int
@@ -36,6 +39,14 @@ type Options struct {
 // renderer; a line that is not a record is named where it is. It returns
 // how many lines could not be shown; an error is a read or write error.
 func Show(w io.Writer, r io.Reader, o Options) (bad int, err error) {
+	if f, ok := r.(*os.File); ok && o.Declared == nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			o.Declared = transcript.DeclaredLosses(f, o.MaxLine)
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return 0, err
+			}
+		}
+	}
 	safe, token := newTermSafe(w, o.Color)
 	out := bufio.NewWriter(safe)
 	p := &printer{w: out, paint: paint{on: o.Color, token: token}, decls: o.Declared}
