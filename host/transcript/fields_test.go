@@ -119,3 +119,22 @@ func TestDownlevelCoversWhatTheViewGained(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowEndsAtABadRecord: a record whose body cannot be read right
+// after a full window starts the next window (its problem is reported
+// there, once).
+func TestWindowEndsAtABadRecord(t *testing.T) {
+	const stream = `{"type":"header","asr":"0.1","sessionId":"s1","producer":{"method":"recorder","name":"x","lossy":[]}}
+{"type":"state","seq":1,"id":"r1","state":"running"}
+{"type":"message","seq":2,"id":"r2","messageId":"m","content":"not a list"}
+{"type":"state","seq":3,"id":"r3","state":"idle"}
+`
+	v, err := Build(strings.NewReader(stream), Options{Limit: 1})
+	if err != nil || v.Next != 2 || len(v.Problems) != 0 || len(v.Items) != 1 {
+		t.Fatalf("first window: next %d, problems %q, %d items, %v", v.Next, v.Problems, len(v.Items), err)
+	}
+	v, err = Build(strings.NewReader(stream), Options{From: 2, Limit: 1})
+	if err != nil || v.Next != 0 || len(v.Problems) != 1 || !strings.HasPrefix(v.Problems[0], "line 3: message record:") || len(v.Items) != 1 {
+		t.Fatalf("second window: next %d, problems %q, %d items, %v", v.Next, v.Problems, len(v.Items), err)
+	}
+}

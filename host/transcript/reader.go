@@ -26,8 +26,9 @@ type Problem struct {
 	Line int
 	// NotHeader: line 1 is not a header (it is then read as a record).
 	NotHeader bool
-	// Type is set when the envelope was read and the body was not.
+	// Type and Seq are set when the envelope was read and the body was not.
 	Type string
+	Seq  uint64
 	Err  error
 }
 
@@ -99,7 +100,7 @@ func (r *Reader) Next() (Entry, error) {
 		}
 		rec, err := decode(g, n)
 		if err != nil {
-			return Entry{Problem: &Problem{Line: n, Type: g.Type, Err: err}, JSON: line}, nil
+			return Entry{Problem: &Problem{Line: n, Type: g.Type, Seq: g.Seq, Err: err}, JSON: line}, nil
 		}
 		return Entry{Record: rec, JSON: line}, nil
 	}

@@ -249,14 +249,18 @@ func Build(r io.Reader, o Options) (*View, error) {
 		if err != nil {
 			return nil, err
 		}
+		full := b.o.Limit > 0 && b.n >= b.o.Limit
 		switch {
 		case e.Header != nil:
 			b.header(e.JSON, *e.Header)
-		case e.Problem != nil:
-			b.v.Problems = append(b.v.Problems, e.Problem.String())
-		case b.o.Limit > 0 && b.n >= b.o.Limit:
+		case full && e.Record != nil:
 			b.v.Next = e.Record.Item.Seq
 			return b.v, nil
+		case full && e.Problem.Type != "":
+			b.v.Next = e.Problem.Seq // a record whose body is bad: the next window's
+			return b.v, nil
+		case e.Problem != nil:
+			b.v.Problems = append(b.v.Problems, e.Problem.String())
 		default:
 			b.add(e.Record, e.JSON)
 		}
