@@ -83,3 +83,29 @@ func TestShowColourOnlyThroughTheSanitiser(t *testing.T) {
 		t.Errorf("%d ESC, %d SGR", n, strings.Count(s, "\x1b["))
 	}
 }
+
+// TestShowGoldenStreams: every stream under testdata shows without a line
+// that is not shown, each record by its type's renderer.
+func TestShowGoldenStreams(t *testing.T) {
+	var m []string
+	for _, g := range []string{"../../../sdk/asr/testdata/*.asr.jsonl", "../../../plugins/*/testdata/*.asr.jsonl", "../../../plugins/*/testdata/*/*.asr.jsonl"} {
+		x, _ := filepath.Glob(g)
+		m = append(m, x...)
+	}
+	if len(m) == 0 {
+		t.Fatal("no golden streams found")
+	}
+	for _, p := range m {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		bad, err := Show(&out, f, Options{})
+		f.Close()
+		if err != nil || bad > 0 || !strings.HasPrefix(out.String(), "Session ") {
+			t.Errorf("%s: %d bad, %v:\n%s", p, bad, err, out.String())
+		}
+	}
+	t.Logf("%d streams", len(m))
+}
