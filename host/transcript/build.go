@@ -113,8 +113,8 @@ func foldNew(b *builder, r *Record) {
 	it.replace(r.Item)
 }
 
-// replace takes the content of n into it, keeping it's place, records and
-// refs.
+// replace takes the content of n into it, keeping its place, records and
+// refs (and the latest status, which attach sets).
 func (it *Item) replace(n Item) {
 	n.Kind, n.Seq, n.ID, n.TS, n.Status = it.Kind, it.Seq, it.ID, it.TS, it.Status
 	n.Records, n.Refs, n.Revised, n.JSON = it.Records, it.Refs, it.Revised, it.JSON
