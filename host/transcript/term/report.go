@@ -14,8 +14,12 @@ import (
 // Report writes what a store holds, as `acptap demo` prints it after a
 // recording: each ASR stream and wire log with its lines by type, and how
 // many AEP events there are. It reports false when the store has no ASR
-// stream or one cannot be read.
-func Report(w io.Writer, dir string) bool {
+// stream or one cannot be read. Record types are the files' text: they pass
+// the sanitiser as a transcript does.
+func Report(out io.Writer, dir string) bool {
+	safe, _ := newTermSafe(out, false)
+	defer safe.Flush()
+	w := io.Writer(safe)
 	ok := true
 	streams, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*.asr.jsonl"))
 	sort.Strings(streams)

@@ -64,3 +64,28 @@ func stripSGR(s string) string {
 	}
 	return b.String()
 }
+
+// TestReport: the store summary the demo prints, with a record type that
+// holds an escape written visibly.
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	s := filepath.Join(dir, "sessions", "s1")
+	if err := os.MkdirAll(s, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stream := `{"type":"header"}` + "\n" + `{"type":"state"}` + "\n" + `{"type":"x\u001b[2J"}` + "\n"
+	if err := os.WriteFile(filepath.Join(s, "stream.asr.jsonl"), []byte(stream), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if !Report(&out, dir) {
+		t.Fatal("not ok")
+	}
+	want := "\nASR stream " + filepath.Join(s, "stream.asr.jsonl") + "\n  3 lines: header 1, state 1, x^[[2J 1\n"
+	if out.String() != want {
+		t.Errorf("%q, want %q", out.String(), want)
+	}
+	if Report(&bytes.Buffer{}, t.TempDir()) {
+		t.Error("an empty store is ok")
+	}
+}
