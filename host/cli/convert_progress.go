@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/logimport"
+	"github.com/acptap/acptap/host/transcript/term"
 )
 
 // progressBar redraws one status line on a terminal, at most ten times a
@@ -100,7 +101,7 @@ func progressLine(p *logimport.Progress, now time.Time) string {
 	if name == "-" {
 		name = "(stdin)"
 	}
-	name = clip(filepath.Base(name), 32)
+	name = term.Clip(filepath.Base(name), 32)
 	outs := p.Outputs.Load()
 	if p.Mapping.Load() {
 		pct := ""

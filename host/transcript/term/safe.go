@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // termSafe is the output boundary of commands that print a stream's text
-// to a terminal (`acptap show`): the agent's and the user's words may hold
+// to a terminal (`acptap show`, through term.Show and term.Wire): the agent's and the user's words may hold
 // ESC sequences (cursor moves, OSC 52 clipboard writes, title changes), CR
 // (overwriting what was printed) or bidi overrides. termSafe renders every
 // such character visibly instead: C0 controls but LF and TAB as ^X (ESC is

@@ -1,10 +1,14 @@
-package cli
+package term
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acptap/acptap/host/sessions"
@@ -12,23 +16,30 @@ import (
 	"github.com/acptap/acptap/sdk"
 )
 
-// showWire prints a wire log: its connection, then one line per frame
-// (direction, method or the request a response answers, the session it
-// names, the frame's text clipped), the gaps and session entries, and at
+// Wire writes the wire log at path to w: its connection, then one line per
+// frame (direction, method or the request a response answers, the session
+// it names, the frame's text clipped), the gaps and session entries, and at
 // the end the sessions the connection named and the requests that failed.
-func showWire(env *Env, path string, p painter) int {
-	out := bufio.NewWriter(env.Stdout)
-	defer out.Flush()
-	methods := map[string]string{}
+// An error is a read or write error (what was read is written first).
+func Wire(w io.Writer, path string, color bool) (err error) {
+	safe, token := newTermSafe(w, color)
+	out := bufio.NewWriter(safe)
+	defer func() {
+		if ferr := errors.Join(out.Flush(), safe.Flush()); err == nil {
+			err = ferr
+		}
+	}()
+	p := paint{on: color, token: token}
+	var x sessions.Exchanges
 	var named []string
 	var failures []string
 	frames, gaps := 0, uint64(0)
 	started := false
-	_, err := sessions.Frames(path, func(h wire.Header, f sessions.Frame) error {
+	_, err = sessions.Frames(path, func(h wire.Header, f sessions.Frame) error {
 		if !started {
 			started = true
 			fmt.Fprintf(out, "%s %s\n", p.c(sgrBold, "wire log of connection"), h.Connection)
-			fmt.Fprintf(out, "  started %s\n", localTime(h.StartedAt))
+			fmt.Fprintf(out, "  started %s\n", LocalTime(h.StartedAt))
 			if len(h.Agent.Command) > 0 {
 				fmt.Fprintf(out, "  agent   %s\n", clean(strings.Join(h.Agent.Command, " ")))
 			}
@@ -37,7 +48,7 @@ func showWire(env *Env, path string, p painter) int {
 			}
 			fmt.Fprintln(out)
 		}
-		if f.Session != "" && !contains(named, f.Session) {
+		if f.Session != "" && !slices.Contains(named, f.Session) {
 			named = append(named, f.Session)
 		}
 		switch f.Type {
@@ -52,40 +63,36 @@ func showWire(env *Env, path string, p painter) int {
 		}
 		frames++
 		var what string
-		switch {
-		case !f.JSON:
+		switch e := x.Next(f); e.Kind {
+		case sessions.KindNotJSONRPC:
 			what = p.c(sgrYellow, "not JSON-RPC")
-		case f.Method != "" && f.ID != "":
+		case sessions.KindRequest:
 			what = p.c(sgrCyan, f.Method) + " #" + clean(f.ID)
-			methods[f.Dir.String()+f.ID] = f.Method
-		case f.Method != "":
+		case sessions.KindNotification:
 			what = p.c(sgrCyan, f.Method)
 			if f.Update != "" {
 				what += " " + clean(f.Update)
 			}
-		case f.IsError:
-			m := methods[other(f.Dir)+f.ID]
-			failures = append(failures, sessions.Failure(m, f.ErrCode, f.ErrMsg))
+		case sessions.KindError:
+			failures = append(failures, sessions.Failure(e.Request, f.ErrCode, f.ErrMsg))
 			what = p.c(sgrRed, fmt.Sprintf("#%s error %d %s", clean(f.ID), f.ErrCode, clean(f.ErrMsg)))
-			if m != "" {
-				what += " (" + m + ")"
+			if e.Request != "" {
+				what += " (" + e.Request + ")"
 			}
 		default:
 			what = "#" + clean(f.ID) + " result"
-			if m := methods[other(f.Dir)+f.ID]; m != "" {
-				what += " (" + m + ")"
+			if e.Request != "" {
+				what += " (" + e.Request + ")"
 			}
 		}
 		if f.Session != "" {
 			what += " " + p.c(sgrDim, "["+clean(f.Session)+"]")
 		}
-		fmt.Fprintf(out, "%6d %s %s %s  %s\n", f.Seq, clock(f), arrow(f.Dir, p), what, p.c(sgrDim, clip(clean(string(f.Line)), showMaxJSON)))
+		fmt.Fprintf(out, "%6d %s %s %s  %s\n", f.Seq, clock(f), arrow(f.Dir, p), what, p.c(sgrDim, Clip(clean(string(f.Line)), MaxJSON)))
 		return nil
 	})
 	if err != nil {
-		out.Flush()
-		fmt.Fprintf(env.Stderr, "acptap show: %s: %s\n", path, oneLine(err))
-		return ExitFailure
+		return err
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "%d frames", frames)
@@ -101,22 +108,14 @@ func showWire(env *Env, path string, p painter) int {
 	for _, fl := range failures {
 		fmt.Fprintf(out, "%s %s\n", p.c(sgrRed, "failed:"), clean(fl))
 	}
-	return ExitOK
+	return nil
 }
 
-func arrow(d sdk.Direction, p painter) string {
+func arrow(d sdk.Direction, p paint) string {
 	if d == sdk.C2A {
 		return p.c(sgrBlue, "editor → agent")
 	}
 	return p.c(sgrMagenta, "agent → editor")
-}
-
-// other is the direction a response's request went.
-func other(d sdk.Direction) string {
-	if d == sdk.C2A {
-		return sdk.A2C.String()
-	}
-	return sdk.C2A.String()
 }
 
 func clock(f sessions.Frame) string {
@@ -134,4 +133,12 @@ func clean(s string) string {
 	}
 	q := strconv.QuoteToGraphic(s)
 	return q[1 : len(q)-1]
+}
+
+// LocalTime writes t in local time to the second, "-" for none.
+func LocalTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
 }

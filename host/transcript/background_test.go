@@ -1,4 +1,4 @@
-package cli
+package transcript
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// TestShowBackgroundWork: show names the background work a state record
+// TestShowBackgroundWork: the transcript (and so show) names the background work a state record
 // of the alpha.13 draft keeps in native.record.
 func TestShowBackgroundWork(t *testing.T) {
 	for rec, want := range map[string]string{
