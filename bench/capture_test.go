@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/bench/internal/acpgen"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/pipeline"
-	"github.com/acptap/acptap/host/tee"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -40,9 +40,9 @@ func drain(b *testing.B, dir sdk.Direction, data []byte) {
 	wdir := b.TempDir()
 	b.SetBytes(int64(len(data)))
 	for i := 0; b.Loop(); i++ {
-		q := make(chan tee.Item, len(data)/(64<<10)+2)
+		q := make(chan captured.Item, len(data)/(64<<10)+2)
 		for off := 0; off < len(data); off += 64 << 10 {
-			q <- tee.Item{Dir: dir, At: time.Now(), Chunk: &tee.Chunk{Data: data[off:min(off+64<<10, len(data))]}}
+			q <- captured.Item{Dir: dir, At: time.Now(), Chunk: &captured.Chunk{Data: data[off:min(off+64<<10, len(data))]}}
 		}
 		close(q)
 		p := pipeline.New(pipeline.Options{WirePath: filepath.Join(wdir, fmt.Sprintf("%d.jsonl", i)),

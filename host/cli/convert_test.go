@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/builtin"
-	"github.com/acptap/acptap/host/convert"
+	"github.com/acptap/acptap/host/logimport"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 var (
@@ -97,7 +98,7 @@ func TestConvertUsage(t *testing.T) {
 }
 
 func TestConvertProgressLine(t *testing.T) {
-	var p convert.Progress
+	var p logimport.Progress
 	if progressLine(&p, time.Now()) != "" {
 		t.Error("a line before any input")
 	}
@@ -152,7 +153,7 @@ func gzipBytes(t *testing.T, b []byte) []byte {
 // stream rules and returns the counts by type.
 func validAEP(t *testing.T, path string) map[string]int {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

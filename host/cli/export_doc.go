@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/acptap/acptap/host/transcript"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -34,7 +35,7 @@ func exportDocument(env *Env, c *common, args []string, md bool, capture, out st
 	w := env.Stdout
 	var f *os.File
 	if out != "" {
-		if f, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+		if f, err = private.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC); err != nil {
 			fmt.Fprintf(env.Stderr, "acptap export: %s\n", oneLine(err))
 			return ExitFailure
 		}

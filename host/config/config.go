@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -190,12 +191,13 @@ func DefaultRevisions() map[string][]string {
 	}
 }
 
-// defaults is the lowest layer, as a nested map (revision keys contain dots,
-// so it must not be unflattened). When builtins is not empty, the default
-// table names only plugins this binary has built in; a user's own table
-// (file, environment, flags) is kept as written and validated.
+// defaults is the lowest layer: a Config of the defaults as a nested map
+// (revision keys contain dots, so it must not be unflattened). When
+// builtins is not empty, the default table names only plugins this binary
+// has built in; a user's own table (file, environment, flags) is kept as
+// written and validated.
 func defaults(store string, builtins []string) map[string]any {
-	revs := map[string]any{}
+	revs := map[string][]string{}
 	for k, v := range DefaultRevisions() {
 		var names []string
 		for _, n := range v {
@@ -205,41 +207,26 @@ func defaults(store string, builtins []string) map[string]any {
 		}
 		revs[k] = names
 	}
-	return map[string]any{
-		"store":           store,
-		"log":             map[string]any{"file": "", "level": DefaultLogLevel, "stderr": false},
-		"plugin_path":     []string{},
-		"revisions":       revs,
-		"plugins":         map[string]any{},
-		"tee":             map[string]any{"queue_frames": DefaultQueueFrames, "queue_bytes": DefaultQueueBytes, "batch_frames": DefaultBatchFrames, "coalesce": DefaultCoalesce},
-		"restart":         map[string]any{"max": DefaultRestartMax, "stall_timeout": DefaultStallTimeout},
-		"schema_revision": DefaultSchemaRevision,
-		"aep":             map[string]any{"relay": "", "relay_queue": DefaultRelayQueue, "relay_flush": DefaultRelayFlush, "relay_token": "", "relay_token_file": ""},
-		"ship":            shipDefaults(),
-		"otlp": map[string]any{"enabled": false, "endpoint": "", "protocol": "", "headers": map[string]any{}, "timeout": time.Duration(0),
-			"insecure": false, "compression": "", "max_capture": DefaultOTLPMaxCapture, "spool_bytes": DefaultOTLPSpoolBytes, "flush": DefaultOTLPFlush},
+	c := Config{
+		Store:          store,
+		Log:            Log{Level: DefaultLogLevel},
+		PluginPath:     []string{},
+		Revisions:      revs,
+		Plugins:        map[string]PluginConfig{},
+		Tee:            Tee{QueueFrames: DefaultQueueFrames, QueueBytes: DefaultQueueBytes, BatchFrames: DefaultBatchFrames, Coalesce: DefaultCoalesce},
+		Restart:        Restart{Max: DefaultRestartMax, StallTimeout: DefaultStallTimeout},
+		SchemaRevision: DefaultSchemaRevision,
+		AEP:            AEP{RelayQueue: DefaultRelayQueue, RelayFlush: DefaultRelayFlush},
+		Ship:           shipDefaults(),
+		OTLP:           OTLP{Headers: map[string]string{}, MaxCapture: DefaultOTLPMaxCapture, SpoolBytes: DefaultOTLPSpoolBytes, Flush: DefaultOTLPFlush},
 	}
+	return layer(reflect.ValueOf(c)).(map[string]any)
 }
 
-// keys is the shape of the configuration: a nil value is a leaf that takes
-// any value; "*" matches any key (plugin names, revisions).
+// keys is the shape of the configuration (schema, read from Config's
+// tags): a nil value is a leaf that takes any value; "*" matches any key
+// (plugin names, revisions).
 type keys map[string]keys
-
-var schema = keys{
-	"store":           nil,
-	"log":             {"file": nil, "level": nil, "stderr": nil},
-	"plugin_path":     nil,
-	"revisions":       {"*": nil},
-	"plugins":         {"*": {"sha256": nil, "path": nil, "disabled": nil, "config": nil}},
-	"tee":             {"queue_frames": nil, "queue_bytes": nil, "batch_frames": nil, "coalesce": nil},
-	"restart":         {"max": nil, "stall_timeout": nil},
-	"agents":          {"*": {"schema_revision": nil}},
-	"schema_revision": nil,
-	"aep":             {"relay": nil, "relay_queue": nil, "relay_flush": nil, "relay_token": nil, "relay_token_file": nil},
-	"ship":            shipSchema,
-	"otlp": {"enabled": nil, "endpoint": nil, "protocol": nil, "headers": {"*": nil}, "timeout": nil, "insecure": nil,
-		"compression": nil, "max_capture": nil, "spool_bytes": nil, "flush": nil},
-}
 
 // leafPaths lists the fixed leaf keys ([log level], [store], …), which the
 // environment may spell with single underscores.

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,85 @@ func TestPathsAreExpandedAndAbsolute(t *testing.T) {
 	if c.Store != filepath.Join(home, "st") || c.Log.File != filepath.Join(home, "st", "logs", "acptap.log") ||
 		c.PluginPath[0] != filepath.Join(wd, "rel", "dir") || c.Plugins["x"].Path != filepath.Join(home, "bin", "x") {
 		t.Errorf("paths: %q %q %q %q", c.Store, c.Log.File, c.PluginPath, c.Plugins["x"].Path)
+	}
+}
+
+// TestKeysFromTags: the known keys are the struct's koanf tags — a struct
+// its fields, a map of structs any key with the struct's fields, a map of
+// plain values any key, an opaque map and everything else a leaf — so no
+// hand-kept list beside the tags can fall behind.
+func TestKeysFromTags(t *testing.T) {
+	type inner struct {
+		A int    `koanf:"a"`
+		B string `koanf:"b"`
+	}
+	type sample struct {
+		Leaf     string            `koanf:"leaf"`
+		List     []string          `koanf:"list"`
+		Wait     time.Duration     `koanf:"wait"`
+		Sub      inner             `koanf:"sub"`
+		ByName   map[string]inner  `koanf:"by_name"`
+		Labels   map[string]string `koanf:"labels"`
+		Opaque   map[string]any    `koanf:"opaque"`
+		Skipped  string            `koanf:"-"`
+		Untagged string
+		private  string `koanf:"private"`
+	}
+	want := keys{
+		"leaf": nil, "list": nil, "wait": nil,
+		"sub":     {"a": nil, "b": nil},
+		"by_name": {"*": {"a": nil, "b": nil}},
+		"labels":  {"*": nil},
+		"opaque":  nil,
+	}
+	if diff := cmp.Diff(want, keysOf(reflect.TypeFor[sample]())); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	// And Config's own: every tagged field is known, the rest is not.
+	for _, p := range [][]string{{"log", "level"}, {"ship", "nats", "ack_wait"}, {"otlp", "headers", "x"}, {"plugins", "p", "config"}, {"agents", "a", "schema_revision"}} {
+		if bad := unknownKeys(nest(p), schema, nil); len(bad) != 0 {
+			t.Errorf("%v unknown: %v", p, bad)
+		}
+	}
+	for _, p := range [][]string{{"builtins"}, {"file"}, {"log", "nope"}, {"plugins", "p", "nope"}} {
+		if bad := unknownKeys(nest(p), schema, nil); len(bad) != 1 {
+			t.Errorf("%v known", p)
+		}
+	}
+}
+
+func nest(p []string) map[string]any {
+	var v any = "x"
+	for i := len(p) - 1; i >= 0; i-- {
+		v = map[string]any{p[i]: v}
+	}
+	return v.(map[string]any)
+}
+
+// TestEveryKeyDocumented: every fixed key the struct tags give is in
+// docs/config.md, spelled in full (`log.level`) or, in a row that names
+// its section (`ship.nats.tls_ca`, `tls_cert`), by its last part.
+func TestEveryKeyDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	paths := leafPaths(schema, nil)
+	if len(paths) < 40 {
+		t.Fatalf("only %d keys read from the tags", len(paths))
+	}
+	for _, p := range paths {
+		full := "`" + strings.Join(p, ".") + "`"
+		found := strings.Contains(string(doc), full)
+		for _, l := range lines {
+			if found || len(p) < 2 {
+				break
+			}
+			found = strings.Contains(l, "`"+strings.Join(p[:len(p)-1], ".")+".") && strings.Contains(l, "`"+p[len(p)-1]+"`")
+		}
+		if !found {
+			t.Errorf("%s is not in docs/config.md", full)
+		}
 	}
 }

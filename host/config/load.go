@@ -12,7 +12,6 @@ import (
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/providers/env/v2"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 	gotoml "github.com/pelletier/go-toml/v2"
 )
@@ -103,7 +102,9 @@ func loadFile(k *koanf.Koanf, path string, getenv func(string) string) error {
 			return nil
 		}
 	}
-	b, err := file.Provider(path).ReadBytes()
+	// Read, not koanf's file provider: it brings fsnotify (for a watch a
+	// stdio tee never starts) into the binary; the parser is koanf's.
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -36,7 +37,7 @@ func NewLogger(c *Config, name string) (hclog.Logger, io.Closer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("new logger: %w", err)
 	}
-	if err := f.Chmod(store.FileMode); err != nil {
+	if err := f.Chmod(private.FileMode); err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("new logger: %w", err)
 	}

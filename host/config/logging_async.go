@@ -11,6 +11,7 @@ import (
 
 	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // earlyLogLimit bounds what a logger whose file is not open yet keeps.
@@ -54,14 +55,14 @@ func NewLoggerAsync(c *Config, name string, onErr func(error)) (hclog.Logger, io
 }
 
 func openLogFile(path string) (*os.File, error) {
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, store.FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Chmod(store.FileMode); err != nil {
+	if err := f.Chmod(private.FileMode); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -77,23 +77,13 @@ var (
 	shipSubject    = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
 )
 
-func shipDefaults() map[string]any {
-	return map[string]any{"nats": map[string]any{
-		"url": "", "creds": "", "nkey": "", "user": "", "password_file": "",
-		"tls_ca": "", "tls_cert": "", "tls_key": "", "origin": "",
-		"stream": DefaultShipStream, "subject": DefaultShipSubject, "wire": false,
-		"create_stream": true, "replicas": DefaultShipReplicas, "max_age": time.Duration(0),
-		"interval": DefaultShipInterval, "linger": DefaultShipLinger, "timeout": DefaultShipTimeout, "durable": DefaultShipDurable,
-		"ack_wait": DefaultShipAckWait,
+func shipDefaults() Ship {
+	return Ship{NATS: ShipNATS{
+		Stream: DefaultShipStream, Subject: DefaultShipSubject, CreateStream: true, Replicas: DefaultShipReplicas,
+		Interval: DefaultShipInterval, Linger: DefaultShipLinger, Timeout: DefaultShipTimeout, Durable: DefaultShipDurable,
+		AckWait: DefaultShipAckWait,
 	}}
 }
-
-var shipSchema = keys{"nats": {
-	"url": nil, "creds": nil, "nkey": nil, "user": nil, "password_file": nil,
-	"tls_ca": nil, "tls_cert": nil, "tls_key": nil, "origin": nil,
-	"stream": nil, "subject": nil, "wire": nil, "create_stream": nil, "replicas": nil,
-	"max_age": nil, "interval": nil, "linger": nil, "timeout": nil, "durable": nil, "ack_wait": nil,
-}}
 
 func (s *Ship) validate(bad func(key, format string, args ...any)) {
 	n := &s.NATS

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // Dir is the store directory of pending markers.
@@ -34,10 +35,10 @@ type Marker struct {
 // Create makes the connection's marker and locks it.
 func Create(st *store.Store, conn string) (*Marker, error) {
 	path := Path(st, conn)
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("pending marker: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, store.FileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("pending marker: %w", err)
 	}

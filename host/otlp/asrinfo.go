@@ -1,11 +1,12 @@
 package otlp
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/acptap/acptap/internal/jsonl"
 )
 
 // ASRInfo reads what a session's ASR stream says about its agent: the
@@ -45,13 +46,15 @@ func (a *ASRInfo) Agent(session string) Agent {
 	if _, err := f.Seek(st.off, io.SeekStart); err != nil {
 		return st.agent
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := r.Next()
 		if err != nil {
-			break // an incomplete last line is read again next time
+			// An incomplete last line is read again next time; past a
+			// line over the bound nothing more is learnt.
+			break
 		}
-		st.off += int64(len(line))
+		st.off += int64(len(line)) + 1
 		var rec struct {
 			Type  string `json:"type"`
 			Agent *struct {

@@ -1,13 +1,14 @@
 package otlp
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/acptap/acptap/host/otlp/spool"
+	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -68,28 +69,35 @@ func SpoolFile(path string, sp *spool.Spool, maxCapture aep.Level, version strin
 		}
 		return nil
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err == io.EOF {
+	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
+	r.SkipLong, r.TrimCR = true, true
+	for {
+		line, err := r.Next()
+		var tl *jsonl.LineTooLongError
+		switch {
+		case errors.As(err, &tl):
+			res.Skipped = append(res.Skipped, SkippedLine{path, tl.Line, err})
+			continue
+		case errors.Is(err, io.EOF):
+			if len(bytes.TrimSpace(r.Tail())) > 0 || (r.Tail() == nil && r.TailLen() > 0) {
 				// A last line without LF: a writer killed mid-line.
-				res.Skipped = append(res.Skipped, SkippedLine{path, n, fmt.Errorf("incomplete last line")})
-				break
+				res.Skipped = append(res.Skipped, SkippedLine{path, r.Line() + 1, fmt.Errorf("incomplete last line")})
 			}
-			res.Events++
-			its, perr := proj.Project(bytes.TrimRight(line, "\r\n"))
-			if perr != nil {
-				res.Skipped = append(res.Skipped, SkippedLine{path, n, perr})
-			} else if aerr := add(its); aerr != nil {
-				return res, aerr
-			}
-		}
-		if err == io.EOF {
-			break
+		case err != nil:
+			return res, err
 		}
 		if err != nil {
-			return res, err
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		res.Events++
+		its, perr := proj.Project(line)
+		if perr != nil {
+			res.Skipped = append(res.Skipped, SkippedLine{path, r.Line(), perr})
+		} else if aerr := add(its); aerr != nil {
+			return res, aerr
 		}
 	}
 	if err := add(proj.Flush()); err != nil {

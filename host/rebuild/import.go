@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -28,28 +29,32 @@ func importWire(src, dst string) error {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
 	defer in.Close()
-	if err := store.MkdirPrivate(filepath.Dir(dst)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, store.FileMode)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
-	br := bufio.NewReaderSize(in, 64<<10)
+	// Lines are bounded as the wire log's reader bounds them; a torn tail
+	// is copied as it is, still torn, for the reader to report.
+	lr := jsonl.NewReader(in, wire.DefaultMaxLine)
 	var line []byte
-	first := true
 	for err == nil {
-		line, err = readLine(br, line[:0])
-		if len(line) == 0 {
+		var b []byte
+		b, err = lr.Next()
+		if errors.Is(err, io.EOF) && len(lr.Tail()) > 0 {
+			line = lr.Tail()
+		} else if err != nil {
 			break
+		} else {
+			line = append(append(line[:0], b...), '\n')
 		}
-		if !first {
+		if lr.Line() > 1 || (err != nil && lr.Line() > 0) {
 			line = scrubLine(line)
 		}
-		first = false
-		_, werr := bw.Write(line)
-		if werr != nil {
+		if _, werr := bw.Write(line); werr != nil {
 			err = werr
 		}
 	}
@@ -70,17 +75,6 @@ func importWire(src, dst string) error {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
 	return nil
-}
-
-// readLine appends the next line of br, with its LF if it has one.
-func readLine(br *bufio.Reader, dst []byte) ([]byte, error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		dst = append(dst, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return dst, err
-		}
-	}
 }
 
 // scrubLine returns an entry line (with its LF, if any) as the recorder

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/acptap/acptap/internal/private"
 )
 
 // lockStore creates <store>/tmp/rebuild.lock exclusively. Without flock a
 // rebuild killed here leaves the file behind; remove it by hand then.
 func lockStore(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := private.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL)
 	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("another rebuild of this store is running (or one was killed: remove %s)", path)
 	}

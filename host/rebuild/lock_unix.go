@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/acptap/acptap/internal/private"
 )
 
 // lockStore takes <store>/tmp/rebuild.lock, so one rebuild at a time owns
 // the staging directories; the kernel drops it when the process dies.
 func lockStore(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := private.OpenFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // The staging store is <store>/tmp/rebuild-<unix nanoseconds>; once every
@@ -100,7 +101,7 @@ func commit(staging string, j journal) error {
 		return err
 	}
 	tmp := filepath.Join(staging, commitFile+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, private.FileMode)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -143,7 +144,7 @@ func apply(staging string, j journal) error {
 		if m.From == "" {
 			continue
 		}
-		if err := store.MkdirPrivate(filepath.Dir(m.To)); err != nil {
+		if err := private.MkdirAll(filepath.Dir(m.To)); err != nil {
 			return fmt.Errorf("swap: %w", err)
 		}
 		if err := os.Rename(m.From, m.To); err != nil {

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/private"
 )
 
 func write(t *testing.T, path, s string) {
 	t.Helper()
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {

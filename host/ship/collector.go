@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // StateDir is the collector's own directory in a central store: per output
@@ -99,7 +100,7 @@ func (c *Collector) Consumer(ctx context.Context) (jetstream.Consumer, error) {
 // nothing: what was not acknowledged is delivered again and what was
 // already written is recognised.
 func (c *Collector) Run(ctx context.Context) error {
-	if err := store.MkdirPrivate(c.Root); err != nil {
+	if err := private.MkdirAll(c.Root); err != nil {
 		return err
 	}
 	cons, err := c.Consumer(ctx)
@@ -359,8 +360,8 @@ func (w *output) flush() error {
 	}
 	var err error
 	if w.whole {
-		if err = store.MkdirPrivate(filepath.Dir(w.out)); err == nil {
-			err = store.WriteFileAtomic(w.out, w.buf)
+		if err = private.MkdirAll(filepath.Dir(w.out)); err == nil {
+			err = private.WriteFileAtomic(w.out, w.buf)
 		}
 	} else {
 		err = appendSynced(w.out, w.durable.Size, w.buf)
@@ -441,19 +442,19 @@ func (c *Collector) saveState(path string, st outState) error { return saveState
 
 func saveState(path string, st outState) error {
 	b, _ := json.Marshal(st)
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(path, b)
+	return private.WriteFileAtomic(path, b)
 }
 
 // appendSynced writes b at offset size of path (creating it and its
 // directories private) and syncs it.
 func appendSynced(path string, size int64, b []byte) error {
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, store.FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // cursor is how far one output has been shipped: Lines complete lines
@@ -60,8 +60,8 @@ func (c *cursors) save() error {
 	if err != nil {
 		return err
 	}
-	if err := store.MkdirPrivate(filepath.Dir(c.path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(c.path)); err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(c.path, b)
+	return private.WriteFileAtomic(c.path, b)
 }

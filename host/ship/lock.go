@@ -8,19 +8,18 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/acptap/acptap/internal/private"
 	"golang.org/x/sys/unix"
-
-	"github.com/acptap/acptap/host/store"
 )
 
 // lockFile takes an exclusive flock on path (created 0600), waiting until
 // ctx is done. The lock dies with the process, so a killed shipper or
 // collector never leaves one behind.
 func lockFile(ctx context.Context, path string) (func(), error) {
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, store.FileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +44,10 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 // tryLock takes an exclusive flock on path without waiting; ok is false when
 // another process holds it.
 func tryLock(path string) (unlock func(), ok bool, err error) {
-	if err := store.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, store.FileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return nil, false, err
 	}

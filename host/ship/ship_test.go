@@ -18,6 +18,7 @@ import (
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/natstest"
+	"github.com/acptap/acptap/internal/private"
 )
 
 func natsConfig(url string) config.ShipNATS {
@@ -332,7 +333,7 @@ func TestRewrittenOutputShipsAsNewGeneration(t *testing.T) {
 	pass(t, sh)
 	collect(t, cfg, central)
 	p := filepath.Join(local, "sessions", "sess-1", "stream.asr.jsonl")
-	if err := store.WriteFileAtomic(p, []byte("{\"rebuilt\":1}\n{\"rebuilt\":2}\n")); err != nil {
+	if err := private.WriteFileAtomic(p, []byte("{\"rebuilt\":1}\n{\"rebuilt\":2}\n")); err != nil {
 		t.Fatal(err)
 	}
 	st := pass(t, sh)

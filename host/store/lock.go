@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/private"
 )
 
 // LockFile is the file, under the store root, whose byte ranges lock
@@ -53,10 +55,10 @@ func (l *SessionLocks) TryAcquire(id string) (bool, error) {
 		return false, nil
 	}
 	if l.f == nil {
-		if err := MkdirPrivate(filepath.Dir(l.path)); err != nil {
+		if err := private.MkdirAll(filepath.Dir(l.path)); err != nil {
 			return false, fmt.Errorf("session lock: %w", err)
 		}
-		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, FileMode)
+		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, private.FileMode)
 		if err != nil {
 			return false, fmt.Errorf("session lock: %w", err)
 		}

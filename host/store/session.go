@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // OpenStream opens the session's ASR stream for appending, creating it and
@@ -47,7 +49,7 @@ func (s *Store) OpenPluginStream(id, plugin string) (*StreamWriter, *Repair, err
 // line, with the same torn-tail repair as OpenStream.
 func (s *Store) OpenAEP(id string) (*StreamWriter, *Repair, error) {
 	path := s.AEPPath(id)
-	if err := MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, nil, fmt.Errorf("open aep file: %w", err)
 	}
 	return openLines(path)
@@ -88,17 +90,17 @@ func (s *Store) PluginStreams(id string) (map[string]int, error) {
 		if err != nil || s.PluginStreamPath(id, plugin) != filepath.Join(s.SessionDir(id), e.Name()) {
 			continue
 		}
-		lines, err := committedLines(filepath.Join(s.SessionDir(id), e.Name()))
+		n, err := countCommitted(filepath.Join(s.SessionDir(id), e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		if len(lines) == 0 {
+		if n == 0 {
 			continue
 		}
 		if out == nil {
 			out = map[string]int{}
 		}
-		out[plugin] = len(lines)
+		out[plugin] = n
 	}
 	return out, nil
 }
@@ -106,11 +108,30 @@ func (s *Store) PluginStreams(id string) (map[string]int, error) {
 // ExistingAEPEvents returns how many committed events (lines) the
 // session's AEP file holds; a missing file holds none.
 func (s *Store) ExistingAEPEvents(id string) (int, error) {
-	lines, err := committedLines(s.AEPPath(id))
-	return len(lines), err
+	return countCommitted(s.AEPPath(id))
 }
 
-// committedLines reads a stream's LF-terminated lines, without their LFs.
+// countCommitted counts a file's LF-terminated lines; a missing file has
+// none.
+func countCommitted(path string) (int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count lines: %w", err)
+	}
+	defer f.Close()
+	n, _, _, err := jsonl.Count(f)
+	if err != nil {
+		return 0, fmt.Errorf("count lines of %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// committedLines reads a stream's LF-terminated lines, without their LFs;
+// the torn tail, if any, is not a line. A line is bounded by
+// jsonl.DefaultMaxLine, an ASR stream's bound.
 func committedLines(path string) ([][]byte, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,21 +141,18 @@ func committedLines(path string) ([][]byte, error) {
 		return nil, fmt.Errorf("read stream: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
+	r.Owned = true
 	var lines [][]byte
-	var cur []byte
 	for {
-		chunk, err := br.ReadSlice('\n')
-		cur = append(cur, chunk...)
+		line, err := r.Next()
 		switch {
 		case err == nil:
-			lines = append(lines, cur[:len(cur)-1:len(cur)-1])
-			cur = nil
-		case errors.Is(err, bufio.ErrBufferFull):
+			lines = append(lines, line)
 		case errors.Is(err, io.EOF):
-			return lines, nil // cur, if any, is the torn tail
+			return lines, nil
 		default:
-			return nil, fmt.Errorf("read stream: %w", err)
+			return nil, fmt.Errorf("read stream %s: %w", path, err)
 		}
 	}
 }
@@ -163,7 +181,7 @@ func (s *Store) NextConnection(id string) (int, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("count connections: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(strconv.Itoa(n+1)+"\n")); err != nil {
+	if err := private.WriteFileAtomic(path, []byte(strconv.Itoa(n+1)+"\n")); err != nil {
 		return 0, fmt.Errorf("count connections: %w", err)
 	}
 	return n, nil

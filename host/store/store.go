@@ -10,12 +10,16 @@ import (
 	"sync"
 
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/private"
 )
 
-// Permissions of everything the store creates.
+// Permissions of everything the store creates: private's, named here for
+// callers on other branches.
+//
+// Deprecated: use private.DirMode and private.FileMode.
 const (
-	DirMode  fs.FileMode = 0o700
-	FileMode fs.FileMode = 0o600
+	DirMode  = private.DirMode
+	FileMode = private.FileMode
 )
 
 // Names inside the store root.
@@ -57,7 +61,7 @@ func Open(root string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	if err := MkdirPrivate(abs); err != nil {
+	if err := private.MkdirAll(abs); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return &Store{root: abs}, nil
@@ -78,7 +82,7 @@ func (s *Store) StreamPath(id string) string {
 
 // WirePath is wire/<escaped connection>.jsonl.
 func (s *Store) WirePath(conn string) string {
-	return filepath.Join(s.root, "wire", EscapeID(conn)+".jsonl")
+	return filepath.Join(WireDir(s.root), EscapeID(conn)+".jsonl")
 }
 
 // AEPPath is aep/acp/<escaped id>.jsonl (the AEP-0003 JSONL layout).
@@ -105,11 +109,11 @@ func (s *Store) CreateWire(conn string, hdr wire.Header) (*wire.Writer, error) {
 // the real ID in the directory's "id" file, which Sessions reads.
 func (s *Store) sessionDir(id string) (string, error) {
 	dir := s.SessionDir(id)
-	if err := MkdirPrivate(dir); err != nil {
+	if err := private.MkdirAll(dir); err != nil {
 		return "", err
 	}
 	if _, err := UnescapeID(filepath.Base(dir)); errors.Is(err, ErrHashedName) {
-		if err := writeFileAtomic(filepath.Join(dir, idFile), []byte(id)); err != nil {
+		if err := private.WriteFileAtomic(filepath.Join(dir, idFile), []byte(id)); err != nil {
 			return "", err
 		}
 	}
@@ -148,53 +152,7 @@ func (s *Store) Sessions() ([]string, error) {
 	return ids, nil
 }
 
-// MkdirPrivate creates dir and its missing parents with mode 0700, chmodding
-// each directory it creates so the umask has no say. Existing directories
-// are left as they are.
-func MkdirPrivate(dir string) error {
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s: not a directory", dir)
-		}
-		return nil
-	}
-	if parent := filepath.Dir(dir); parent != dir {
-		if err := MkdirPrivate(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, DirMode); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil // made concurrently by someone else: not ours to chmod
-		}
-		return err
-	}
-	return os.Chmod(dir, DirMode)
-}
-
-// writeFileAtomic replaces path with data via a temporary file (0600) in the
-// same directory and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(FileMode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
-}
+// MkdirPrivate is private.MkdirAll.
+//
+// Deprecated: use private.MkdirAll.
+func MkdirPrivate(dir string) error { return private.MkdirAll(dir) }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // Repair reports a torn tail cut from a JSONL file when it was reopened.
@@ -49,12 +52,12 @@ var errClosed = errors.New("stream writer is closed")
 
 // openLines repairs path's torn tail, if any, and opens it for appending.
 func openLines(path string) (*StreamWriter, *Repair, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, private.FileMode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	if err := f.Chmod(FileMode); err != nil {
+	if err := f.Chmod(private.FileMode); err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	lines, committed, size, err := scanLines(f)
@@ -67,7 +70,7 @@ func openLines(path string) (*StreamWriter, *Repair, error) {
 			return nil, nil, fmt.Errorf("repair %s: %w", path, err)
 		}
 	}
-	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, FileMode)
+	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, private.FileMode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -76,36 +79,20 @@ func openLines(path string) (*StreamWriter, *Repair, error) {
 
 // scanLines counts LFs and returns the offset just after the last one.
 func scanLines(f *os.File) (lines int, committed, size int64, err error) {
-	buf := make([]byte, 256<<10)
-	var off int64
-	for {
-		n, rerr := f.Read(buf)
-		chunk := buf[:n]
-		lines += bytes.Count(chunk, []byte{'\n'})
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			committed = off + int64(i) + 1
-		}
-		off += int64(n)
-		if errors.Is(rerr, io.EOF) {
-			return lines, committed, off, nil
-		}
-		if rerr != nil {
-			return 0, 0, 0, rerr
-		}
-	}
+	return jsonl.Count(f)
 }
 
 // cutTail copies bytes [committed, size) to a backup file, then truncates.
 // The backup is synced before the truncation, so a crash loses nothing.
 func cutTail(f *os.File, path string, committed, size int64) (*Repair, error) {
 	backup := path + ".torn-" + strconv.FormatInt(time.Now().UnixNano(), 10)
-	b, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	b, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
 		return nil, err
 	}
 	_, err = io.Copy(b, io.NewSectionReader(f, committed, size-committed))
 	if err == nil {
-		err = b.Chmod(FileMode)
+		err = b.Chmod(private.FileMode)
 	}
 	if err == nil {
 		err = b.Sync()
@@ -138,7 +125,7 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 		return fmt.Errorf("write %s: %w", w.path, w.err)
 	}
 	if w.f == nil {
-		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, FileMode)
+		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, private.FileMode)
 		if err != nil {
 			return fmt.Errorf("write %s: reopen: %w", w.path, err) // not sticky: nothing was written
 		}

@@ -1,15 +1,16 @@
 package ui
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/acptap/acptap/host/eventstream"
+	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // apiLive streams server-sent events while a session's stream grows: an
@@ -78,25 +79,21 @@ func (t *tail) read() (uint64, bool) {
 	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
 		return t.seq, false
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	r := jsonl.NewReader(f, asr.DefaultMaxLine)
+	r.SkipLong = true // a line over the bound is passed, not read again
 	grew := false
-	var buf []byte
 	for {
-		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
+		line, err := r.Next()
+		if err == nil {
+			var g struct {
+				Seq uint64 `json:"seq"`
+			}
+			if json.Unmarshal(line, &g) == nil && g.Seq > 0 {
+				t.seq, grew = g.Seq, true
+			}
+		} else if !errors.Is(err, jsonl.ErrLineTooLong) {
+			t.off += r.Offset()
 			return t.seq, grew // an incomplete last line waits
 		}
-		t.off += int64(len(buf))
-		var g struct {
-			Seq uint64 `json:"seq"`
-		}
-		if json.Unmarshal(bytes.TrimSpace(buf), &g) == nil && g.Seq > 0 {
-			t.seq, grew = g.Seq, true
-		}
-		buf = buf[:0]
 	}
 }

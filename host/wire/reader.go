@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -18,7 +18,7 @@ import (
 const (
 	// DefaultMaxLine bounds an entry line (Reader.MaxLine 0): the longest
 	// line a Writer makes for the longest frame the recorder captures
-	// (tee.DefaultMaxLine, 256 MiB), which is base64 when escaping would
+	// (captured.DefaultMaxLine, 256 MiB), which is base64 when escaping would
 	// make it longer (see appendEntry), with room to spare.
 	DefaultMaxLine = 384 << 20
 	// maxHeaderLine bounds the header line: a connection ID, an argv and
@@ -27,7 +27,7 @@ const (
 )
 
 // ErrLineTooLong is wrapped by the error of a line longer than the bound.
-var ErrLineTooLong = errors.New("line too long")
+var ErrLineTooLong = jsonl.ErrLineTooLong
 
 // Reader streams the entries of a wire log, one line in memory at a time.
 type Reader struct {
@@ -35,8 +35,7 @@ type Reader struct {
 	MaxLine int
 
 	f      *os.File
-	br     *bufio.Reader
-	buf    []byte
+	lr     *jsonl.Reader
 	hdr    Header
 	lineNo int
 	seq    uint64
@@ -59,7 +58,7 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open wire log: %w", err)
 	}
-	r := &Reader{f: f, br: bufio.NewReaderSize(f, 64<<10)}
+	r := &Reader{f: f, lr: jsonl.NewReader(f, maxHeaderLine)}
 	if err := r.readHeader(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open wire log %s: %w", path, err)
@@ -77,39 +76,22 @@ func (r *Reader) Close() error { return r.f.Close() }
 // io.EOF at a clean end and an ErrTornTail error for bytes without a final LF.
 // The slice is valid until the next call.
 func (r *Reader) readLine() ([]byte, error) {
-	max := r.MaxLine
-	if max <= 0 {
-		max = DefaultMaxLine
+	r.lr.MaxLine = r.MaxLine
+	if r.MaxLine <= 0 {
+		r.lr.MaxLine = DefaultMaxLine
 	}
-	if r.lineNo == 0 {
-		max = maxHeaderLine
+	if r.lr.Line() == 0 {
+		r.lr.MaxLine = maxHeaderLine
 	}
-	r.buf = r.buf[:0]
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		n := len(r.buf) + len(chunk)
-		if err == nil {
-			n-- // the LF
+	line, err := r.lr.Next()
+	r.lineNo = r.lr.Line()
+	if errors.Is(err, io.EOF) {
+		if tail := r.lr.Tail(); len(tail) > 0 {
+			return nil, fmt.Errorf("line %d: %w (%d bytes)", r.lineNo+1, ErrTornTail, len(tail))
 		}
-		if n > max {
-			return nil, fmt.Errorf("line %d: %w: more than %d bytes", r.lineNo+1, ErrLineTooLong, max)
-		}
-		r.buf = append(r.buf, chunk...)
-		switch {
-		case err == nil:
-			r.lineNo++
-			return r.buf[:len(r.buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if len(r.buf) == 0 {
-				return nil, io.EOF
-			}
-			return nil, fmt.Errorf("line %d: %w (%d bytes)", r.lineNo+1, ErrTornTail, len(r.buf))
-		default:
-			return nil, err
-		}
+		return nil, io.EOF
 	}
+	return line, err
 }
 
 func (r *Reader) readHeader() error {

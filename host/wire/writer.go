@@ -5,20 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
-)
-
-// Permissions of wire logs and the directories Create makes for them.
-const (
-	FileMode fs.FileMode = 0o600
-	DirMode  fs.FileMode = 0o700
 )
 
 // maxKeptBuffer caps the encode buffer kept between Appends, so one huge line
@@ -40,15 +34,11 @@ type Writer struct {
 // existing file), creating missing parent directories with mode 0700, and
 // writes the header line.
 func Create(path string, hdr Header) (*Writer, error) {
-	if err := mkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("create wire log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	f, err := private.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
-		return nil, fmt.Errorf("create wire log: %w", err)
-	}
-	if err := f.Chmod(FileMode); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("create wire log: %w", err)
 	}
 	h := headerJSON{Type: "header", Format: Format, Version: Version,
@@ -164,30 +154,6 @@ func (w *Writer) close(sync bool) error {
 		return fmt.Errorf("close wire log: %w", err)
 	}
 	return nil
-}
-
-// mkdirPrivate creates dir and its missing parents with mode 0700, chmodding
-// each directory it creates so the umask cannot widen or narrow it. Existing
-// directories are left alone.
-func mkdirPrivate(dir string) error {
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s: not a directory", dir)
-		}
-		return nil
-	}
-	if parent := filepath.Dir(dir); parent != dir {
-		if err := mkdirPrivate(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, DirMode); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil // created concurrently by someone else: not ours to chmod
-		}
-		return err
-	}
-	return os.Chmod(dir, DirMode)
 }
 
 // SyncFile flushes a closed wire log to stable storage.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 const revision = "acp/2@2.0.0-alpha.9"
@@ -96,8 +96,8 @@ stall_timeout = "3s"
 	}
 	decl := recs[2]
 	lossy, _ := decl["lossy"].([]any)
-	if !slices.Contains(lossy, any(pipeline.UnmappedLoss)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
-		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, pipeline.UnmappedLoss)
+	if !slices.Contains(lossy, any(asr.LossUnmappedFrames)) || decl["seq"] != 2.0 || decl["id"] != "r2" {
+		t.Errorf("declaration = %v, want seq 2, id r2, lossy including %s", decl, asr.LossUnmappedFrames)
 	}
 	if !exists(streamPath(root, e2eSession, "")) {
 		t.Error("acpv2 wrote no stream beside the stalled plugin")
@@ -369,6 +369,36 @@ func TestPluginsCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(table, "acme") || !strings.Contains(table, "acpv2") || !strings.Contains(table, sum[:12]+" (pinned)") {
 		t.Errorf("acptap plugins (table) exited %d:\n%s", code, table)
 	}
+}
+
+// TestPluginClaimChecked: a plugin that claims a capability the host does
+// not know does not start (sdk.Info.Check, run on every plugin the host
+// starts), and `acptap plugins` says which name and, since the plugin is
+// configured for a revision, exits 1.
+func TestPluginClaimChecked(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"faulty": faultyBin})
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), fmt.Sprintf("plugin_path = [%q]\n\n[revisions]\n%q = [\"acpv2\", \"faulty\"]\n", dir, revision))
+	t.Setenv("FAULTY_INFO", "unknown-capability")
+	out, errOut, code := runAcptap(t, "plugins", "--json", "--store", t.TempDir(), "--config", cfg)
+	if code != 1 {
+		t.Fatalf("acptap plugins exited %d, want 1; stderr: %s\n%s", code, errOut, out)
+	}
+	var reps []struct {
+		Name, Error string
+		Starts      bool
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatalf("acptap plugins --json: %v\n%s", err, out)
+	}
+	for _, r := range reps {
+		if r.Name == "faulty" {
+			if r.Starts || !strings.Contains(r.Error, `unknown capability "stream"`) {
+				t.Errorf("faulty: %+v, want it refused for its unknown capability", r)
+			}
+			return
+		}
+	}
+	t.Fatalf("faulty not listed: %s", out)
 }
 
 // TestNoOrphanPlugins: when `acptap record` is SIGKILLed mid-session, the

@@ -221,7 +221,7 @@ func TestCompareLossesNeedTheirCategory(t *testing.T) {
 	if len(res.Differences) != 3 || len(res.Excused) != 0 {
 		t.Errorf("without categories: differences %v, excused %v", res.Differences, res.Excused)
 	}
-	report := LossReport{Categories: []Category{{Category: LossReasoning, Records: 1}, {Category: LossRedactedRoot, Records: 1}, {Category: LossUnreplayable, Records: 1}}}
+	report := LossReport{Categories: []Category{{Category: asr.LossReasoning, Records: 1}, {Category: asr.LossRedactedRoot, Records: 1}, {Category: asr.LossUnreplayable, Records: 1}}}
 	res = Compare(src, rec, report)
 	if len(res.Differences) != 0 || len(res.Excused) != 3 {
 		t.Errorf("with categories: differences %v, excused %v", res.Differences, res.Excused)

@@ -7,42 +7,8 @@ import (
 	"strings"
 )
 
-// Loss categories a replay reports (ASR-731). The first group is the
-// seed's list of what replay does not carry; the second names what this
-// project's replayer also leaves out, with reasons of its own.
-const (
-	LossInference     = "inference"       // model calls and per-call usage
-	LossVCS           = "vcs"             // commits
-	LossWorkspace     = "workspace_state" // workspace state
-	LossCheckpoint    = "checkpoint"
-	LossGap           = "gap"
-	LossTombstone     = "tombstone"
-	LossDeclaration   = "declaration"   // declaration records (the stream's own losses: SourceLossy)
-	LossInstructions  = "instructions"  // instruction records
-	LossConfigHistory = "config_change" // the history of config_change (current config: session/resume's configOptions)
-	LossStateHistory  = "state"         // the history of state (only the current state is sent)
-	LossTurnTriggers  = "turn_triggers" // turn triggers, including a message's origin "prompt"
-	LossPermission    = "permission"    // permission records (never asked again, ASR-726)
-	LossInputRequest  = "input_request" // input_request records (never asked again)
-	LossHook          = "hook"          // hook records
-	LossMemoryChange  = "memory_change" // memory_change records
-	LossDelivery      = "delivery"      // delivery records
-	LossSenders       = "senders"       // senders and conversations: author, from, recipients, audience, conversation
-	LossOffPath       = "off_path"      // off-path records and branch structure
-	LossLineage       = "lineage"       // lineage and copy markers (header lineage, copiedFrom, subagent links)
-	LossCapture       = "capture"       // capture states (capture fields, partial snapshots)
-	LossRedaction     = "redaction"     // redaction records
-	LossTimestamps    = "timestamps"    // ts, observedAt, createdAt
-
-	LossReasoning    = "reasoning"                    // opaque reasoning, signatures, reasoning without text (never sent)
-	LossNotices      = "_org.acptap/notices"          // notices (ASR-730: not history)
-	LossAudit        = "_org.acptap/audit_records"    // audit-only records (available commands, vendor updates, …)
-	LossHistory      = "_org.acptap/history"          // earlier revisions of entities, earlier titles and usage values
-	LossRedactedRoot = "_org.acptap/redacted_root"    // diffs, locations and cwds under a root whose path is null (ASR-729)
-	LossUnreplayable = "_org.acptap/unreplayable"     // records replay cannot place: results without a call, changes without a cause, other roles, unreadable lines
-	LossUnknownTypes = "_org.acptap/unknown_records"  // record types this replayer does not know
-	LossUncommitted  = "_org.acptap/uncommitted_tail" // bytes after the last LF (not part of the stream)
-)
+// The loss categories a replay reports (ASR-731) are the model's:
+// asr.Loss… (sdk/asr/losses.go), defined once for plugins and host alike.
 
 // Note is the sentence every loss report carries: a replay is never a
 // complete representation of its stream (ASR-731, ASR-617).

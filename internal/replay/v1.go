@@ -9,47 +9,8 @@ import (
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// Loss categories of a replay to ACP v1 (protocolVersion 1), on top of the
-// categories of the ACP v2 replay it is made from: what ACP v1 cannot
-// carry of the updates a v2 replay sends. docs/replay.md gives each one's
-// reason.
-const (
-	// LossV1TurnState: v1 has no state_update; the session's current
-	// state is not sent (a v1 turn ends with the prompt's response).
-	LossV1TurnState = "_org.acptap/v1_turn_state"
-	// LossV1Terminals: v1 terminals are the client's (terminal/create);
-	// an agent cannot show one the client did not create, so terminal
-	// entities and the terminal items of tool calls are not sent.
-	LossV1Terminals = "_org.acptap/v1_terminals"
-	// LossV1Diffs: a v1 diff is one path with the file's full old and new
-	// texts. A change recorded without them (a patch only), and what a v1
-	// diff has no field for (the operation, beyond add or modify; file
-	// and mime types; the patch), are not sent.
-	LossV1Diffs = "_org.acptap/v1_diffs"
-	// LossV1ToolStatus: v1 tool statuses are pending, in_progress,
-	// completed and failed. cancelled is sent as failed; other and vendor
-	// statuses are not sent (a v1 client shows the call pending).
-	LossV1ToolStatus = "_org.acptap/v1_tool_status"
-	// LossV1ToolKind: a vendor tool kind is sent as other.
-	LossV1ToolKind = "_org.acptap/v1_tool_kind"
-	// LossV1Plans: v1 has one plan per session, a list of entries; each
-	// plan update replaces it. Plan IDs, plans of another type than
-	// items, and entry statuses or priorities v1 lacks are not sent
-	// (an entry with one is sent pending, or medium).
-	LossV1Plans = "_org.acptap/v1_plans"
-	// LossV1Content: content blocks of a type v1 does not have, and
-	// messages without any block (v1 carries messages as chunks of one
-	// block each), are not sent.
-	LossV1Content = "_org.acptap/v1_content"
-	// LossV1Chunks: v1 sends a message as chunks of one block each, and
-	// a v1 client (and recorder) joins text chunks in a row into one
-	// text: a message's adjacent text blocks are read back as one.
-	LossV1Chunks = "_org.acptap/v1_chunks"
-	// LossV1Invalid: an update the translation made that does not validate
-	// against the ACP v1 schema is not sent (the report's omitted list
-	// says why).
-	LossV1Invalid = "_org.acptap/v1_invalid"
-)
+// The loss categories of a replay to ACP v1 are the model's too
+// (asr.LossV1…, sdk/asr/losses.go).
 
 // TargetV1 is the replay target of ACP v1.
 const TargetV1 = "acp/1"
@@ -90,7 +51,7 @@ func NormalizeV1(s *Stream) ([]Entity, []Drop) {
 		kind, _, _ := strings.Cut(e.Key, ":")
 		switch kind {
 		case KindTerminal:
-			n.drop(e.Key, LossV1Terminals, "a terminal")
+			n.drop(e.Key, asr.LossV1Terminals, "a terminal")
 			continue
 		case KindMessage:
 			if !n.messageV1(e) {
@@ -142,10 +103,10 @@ func (n *normalizer) messageV1(e Entity) bool {
 			kept = append(kept, b)
 			continue
 		}
-		n.drop(e.Key, LossV1Content, "a content block of type "+typ)
+		n.drop(e.Key, asr.LossV1Content, "a content block of type "+typ)
 	}
 	if len(kept) == 0 {
-		n.drop(e.Key, LossV1Content, "a message without a block v1 can carry")
+		n.drop(e.Key, asr.LossV1Content, "a message without a block v1 can carry")
 		return false
 	}
 	e.Fields["content"] = n.joinTexts(e.Key, kept)
@@ -155,7 +116,7 @@ func (n *normalizer) messageV1(e Entity) bool {
 func (n *normalizer) toolV1(e Entity, g *Group) {
 	f := e.Fields
 	if k, _ := f["kind"].(string); k != "" && !slices.Contains(V1ToolKinds, k) {
-		n.drop(e.Key, LossV1ToolKind, "the kind "+k)
+		n.drop(e.Key, asr.LossV1ToolKind, "the kind "+k)
 		f["kind"] = "other"
 	}
 	var changes []any
@@ -171,7 +132,7 @@ func (n *normalizer) toolV1(e Entity, g *Group) {
 				_ = json.Unmarshal(c.Meta[MetaV1NewText], &newText)
 				_ = json.Unmarshal(c.Meta[MetaV1OldText], &oldText)
 				if newText == nil || c.Path == nil {
-					n.drop(e.Key, LossV1Diffs, "a change without its full new text")
+					n.drop(e.Key, asr.LossV1Diffs, "a change without its full new text")
 					continue
 				}
 				abs, ok := AbsPath(n.roots, *c.Path)
@@ -183,7 +144,7 @@ func (n *normalizer) toolV1(e Entity, g *Group) {
 					op = "modify"
 				}
 				if op != c.Op || c.FileType != "" || c.MimeType != "" || c.OldPath != nil || fc.Patch != nil {
-					n.drop(e.Key, LossV1Diffs, "what a v1 diff has no field for")
+					n.drop(e.Key, asr.LossV1Diffs, "what a v1 diff has no field for")
 				}
 				changes = append(changes, map[string]any{"changes": []any{map[string]any{"op": op, "fileType": "", "mimeType": "", "path": abs, "oldPath": nil}}, "patch": nil})
 			}
@@ -195,27 +156,27 @@ func (n *normalizer) toolV1(e Entity, g *Group) {
 		return
 	}
 	if t, _ := r["terminalId"].(string); t != "" {
-		n.drop(e.Key, LossV1Terminals, "a tool call's terminal")
+		n.drop(e.Key, asr.LossV1Terminals, "a tool call's terminal")
 		r["terminalId"] = ""
 	}
 	switch st, _ := r["status"].(string); st {
 	case "completed", "failed":
 	case "cancelled":
-		n.drop(e.Key, LossV1ToolStatus, "the status cancelled")
+		n.drop(e.Key, asr.LossV1ToolStatus, "the status cancelled")
 		r["status"] = "failed"
 	default:
-		n.drop(e.Key, LossV1ToolStatus, "the status "+st)
+		n.drop(e.Key, asr.LossV1ToolStatus, "the status "+st)
 		f["result"] = nil
 	}
 }
 
 func (n *normalizer) planV1(e Entity) bool {
 	if t, _ := e.Fields["planType"].(string); t != "items" {
-		n.drop(e.Key, LossV1Plans, "a plan of type "+t)
+		n.drop(e.Key, asr.LossV1Plans, "a plan of type "+t)
 		return false
 	}
 	if e.Key != KindPlan+":"+V1PlanID {
-		n.drop(e.Key, LossV1Plans, "the plan's ID")
+		n.drop(e.Key, asr.LossV1Plans, "the plan's ID")
 	}
 	entries, _ := e.Fields["entries"].([]any)
 	for _, x := range entries {
@@ -224,11 +185,11 @@ func (n *normalizer) planV1(e Entity) bool {
 			continue
 		}
 		if s, _ := m["status"].(string); !slices.Contains(V1PlanStatuses, s) {
-			n.drop(e.Key, LossV1Plans, "an entry status v1 lacks")
+			n.drop(e.Key, asr.LossV1Plans, "an entry status v1 lacks")
 			m["status"] = "pending"
 		}
 		if p, _ := m["priority"].(string); !slices.Contains(V1PlanPriorities, p) {
-			n.drop(e.Key, LossV1Plans, "an entry priority v1 lacks")
+			n.drop(e.Key, asr.LossV1Plans, "an entry priority v1 lacks")
 			m["priority"] = "medium"
 		}
 	}
@@ -247,7 +208,7 @@ func (n *normalizer) joinTexts(key string, blocks []any) []any {
 				joined := maps.Clone(prev)
 				joined["text"] = a + t
 				out[len(out)-1] = joined
-				n.drop(key, LossV1Chunks, "text blocks in a row, read back as one")
+				n.drop(key, asr.LossV1Chunks, "text blocks in a row, read back as one")
 				continue
 			}
 		}
@@ -255,11 +216,6 @@ func (n *normalizer) joinTexts(key string, blocks []any) []any {
 	}
 	return out
 }
-
-// LossV1Compaction: v1 agents send compaction updates only to a client
-// that advertised session.compaction; to one that did not, `acptap replay
-// --serve` leaves them out.
-const LossV1Compaction = "_org.acptap/v1_compaction"
 
 // AddCategory counts n more records of category in r (detail appended),
 // keeping the categories sorted.

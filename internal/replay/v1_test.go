@@ -3,6 +3,8 @@ package replay
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // TestNormalizeV1: the source's view in the form a replay to ACP v1
@@ -44,7 +46,7 @@ func TestNormalizeV1(t *testing.T) {
 	for _, d := range drops {
 		cats[d.Category] = true
 	}
-	for _, c := range []string{LossV1Chunks, LossV1Content, LossV1ToolKind, LossV1Diffs, LossV1ToolStatus, LossV1Terminals, LossV1Plans} {
+	for _, c := range []string{asr.LossV1Chunks, asr.LossV1Content, asr.LossV1ToolKind, asr.LossV1Diffs, asr.LossV1ToolStatus, asr.LossV1Terminals, asr.LossV1Plans} {
 		if !cats[c] {
 			t.Errorf("no drop under %s: %+v", c, drops)
 		}

@@ -217,7 +217,7 @@ func Normalize(s *Stream) ([]Entity, []Drop) {
 		case KindTerminal:
 			n.terminal(g)
 		case KindFileChange:
-			n.drop(g.Key, LossUnreplayable, "a file change no tool call caused")
+			n.drop(g.Key, asr.LossUnreplayable, "a file change no tool call caused")
 		}
 	}
 	return n.out, n.drops
@@ -244,11 +244,11 @@ func (n *normalizer) message(g *Group) {
 		Content   []json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(g.Rec, &m); err != nil {
-		n.drop(g.Key, LossUnreplayable, "a message that does not decode")
+		n.drop(g.Key, asr.LossUnreplayable, "a message that does not decode")
 		return
 	}
 	if m.Role != "user" && m.Role != "assistant" {
-		n.drop(g.Key, LossUnreplayable, fmt.Sprintf("a message with role %q", m.Role))
+		n.drop(g.Key, asr.LossUnreplayable, fmt.Sprintf("a message with role %q", m.Role))
 		return
 	}
 	var content []any
@@ -257,14 +257,14 @@ func (n *normalizer) message(g *Group) {
 	for _, p := range m.Content {
 		typ, o := PartType(p)
 		if o == nil {
-			n.drop(g.Key, LossUnreplayable, "a content part that is not an object")
+			n.drop(g.Key, asr.LossUnreplayable, "a content part that is not an object")
 			continue
 		}
 		switch typ {
 		case "reasoning":
 			text, ok := ReasoningText(o)
 			if m.Role == "user" {
-				n.drop(g.Key, LossReasoning, "a reasoning part in a user message")
+				n.drop(g.Key, asr.LossReasoning, "a reasoning part in a user message")
 				continue
 			}
 			thoughts = append(thoughts, text)
@@ -285,7 +285,7 @@ func (n *normalizer) message(g *Group) {
 		found := false
 		for i, t := range thoughts {
 			if !thoughtOK[i] {
-				n.drop(g.Key, LossReasoning, "reasoning without text or summary")
+				n.drop(g.Key, asr.LossReasoning, "reasoning without text or summary")
 				continue
 			}
 			text.WriteString(t)
@@ -300,7 +300,7 @@ func (n *normalizer) message(g *Group) {
 	for i, t := range thoughts {
 		key := KindMessage + ":" + ThoughtID(m.MessageID, i)
 		if !thoughtOK[i] {
-			n.drop(key, LossReasoning, "reasoning without text or summary")
+			n.drop(key, asr.LossReasoning, "reasoning without text or summary")
 			continue
 		}
 		n.add(key, map[string]any{"role": "assistant", "content": []any{reasoningPart(t)}})
@@ -333,12 +333,12 @@ type toolResultRec struct {
 
 func (n *normalizer) tool(g *Group) {
 	if g.Call == nil {
-		n.drop(g.Key, LossUnreplayable, "a tool result or file change without its tool call")
+		n.drop(g.Key, asr.LossUnreplayable, "a tool result or file change without its tool call")
 		return
 	}
 	var c toolCallRec
 	if err := json.Unmarshal(g.Call, &c); err != nil {
-		n.drop(g.Key, LossUnreplayable, "a tool call that does not decode")
+		n.drop(g.Key, asr.LossUnreplayable, "a tool call that does not decode")
 		return
 	}
 	f := map[string]any{"name": c.Name, "title": c.Title, "kind": c.Kind, "input": decodeOpt(c.Input)}
@@ -351,7 +351,7 @@ func (n *normalizer) tool(g *Group) {
 		_ = json.Unmarshal(l, &loc)
 		abs, ok := AbsPath(n.roots, loc.Path)
 		if !ok {
-			n.drop(g.Key, LossRedactedRoot, "a location under a redacted root")
+			n.drop(g.Key, asr.LossRedactedRoot, "a location under a redacted root")
 			continue
 		}
 		locs = append(locs, map[string]any{"path": abs, "line": decodeOpt(loc.Line)})
@@ -361,7 +361,7 @@ func (n *normalizer) tool(g *Group) {
 	for _, ch := range g.Changes {
 		v, ok := n.change(ch)
 		if !ok {
-			n.drop(g.Key, LossRedactedRoot, "a diff under a redacted root")
+			n.drop(g.Key, asr.LossRedactedRoot, "a diff under a redacted root")
 			continue
 		}
 		changes = append(changes, v)
@@ -386,9 +386,9 @@ func (n *normalizer) tool(g *Group) {
 		carries := display != nil || len(r.Raw) > 0 || terminal != "" || len(changes) > 0
 		switch {
 		case !ok && r.Status == "partial":
-			n.drop(g.Key, LossCapture, "a partial tool result (a snapshot, not a result)")
+			n.drop(g.Key, asr.LossCapture, "a partial tool result (a snapshot, not a result)")
 		case !ok:
-			n.drop(g.Key, LossUnreplayable, "a tool result without a status")
+			n.drop(g.Key, asr.LossUnreplayable, "a tool result without a status")
 		case !FinalToolStatus(status) && !carries:
 			// Recording status "other" or a vendor status writes a result
 			// only when the call has content or rawOutput.
@@ -435,7 +435,7 @@ func (n *normalizer) plan(g *Group) {
 		Entries  json.RawMessage `json:"entries"`
 	}
 	if err := json.Unmarshal(g.Rec, &p); err != nil {
-		n.drop(g.Key, LossUnreplayable, "a plan that does not decode")
+		n.drop(g.Key, asr.LossUnreplayable, "a plan that does not decode")
 		return
 	}
 	if p.PlanType == "" {
@@ -451,7 +451,7 @@ func (n *normalizer) compaction(g *Group) {
 		Error   json.RawMessage   `json:"error"`
 	}
 	if err := json.Unmarshal(g.Rec, &c); err != nil {
-		n.drop(g.Key, LossUnreplayable, "a compaction that does not decode")
+		n.drop(g.Key, asr.LossUnreplayable, "a compaction that does not decode")
 		return
 	}
 	if c.Status == "" {
@@ -470,7 +470,7 @@ func (n *normalizer) terminal(g *Group) {
 		Output   *asr.Output     `json:"output"`
 	}
 	if err := json.Unmarshal(g.Rec, &t); err != nil {
-		n.drop(g.Key, LossUnreplayable, "a terminal that does not decode")
+		n.drop(g.Key, asr.LossUnreplayable, "a terminal that does not decode")
 		return
 	}
 	f := map[string]any{"command": t.Command, "cwd": nil, "exited": TerminalExited(t.Status, t.ExitCode, t.Signal),
@@ -479,14 +479,14 @@ func (n *normalizer) terminal(g *Group) {
 		if abs, ok := AbsPath(n.roots, *t.Cwd); ok {
 			f["cwd"] = abs
 		} else {
-			n.drop(g.Key, LossRedactedRoot, "a terminal cwd under a redacted root")
+			n.drop(g.Key, asr.LossRedactedRoot, "a terminal cwd under a redacted root")
 		}
 	}
 	if t.Output != nil {
 		if b, ok := BlobBytes(t.Output.Blob); ok {
 			f["output"] = base64.StdEncoding.EncodeToString(b)
 		} else {
-			n.drop(g.Key, LossUnreplayable, "terminal output that is not valid base64")
+			n.drop(g.Key, asr.LossUnreplayable, "terminal output that is not valid base64")
 		}
 	}
 	n.add(g.Key, f)

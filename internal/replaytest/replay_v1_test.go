@@ -8,6 +8,7 @@ import (
 
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/internal/testpeers"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // TestReplayToV1Command: `acptap replay --to acp-v1` writes ACP v1
@@ -40,7 +41,7 @@ func TestReplayToV1Command(t *testing.T) {
 			t.Errorf("%s: report target %q session %q updates %d for %d lines", sid, rep.Target, rep.SessionID, rep.Updates, len(out))
 		}
 		if sid == "sess-every" {
-			for _, c := range []string{replay.LossV1Terminals, replay.LossV1Diffs, replay.LossV1TurnState, replay.LossV1ToolStatus, replay.LossPermission} {
+			for _, c := range []string{asr.LossV1Terminals, asr.LossV1Diffs, asr.LossV1TurnState, asr.LossV1ToolStatus, asr.LossPermission} {
 				if !rep.Names()[c] {
 					t.Errorf("the report does not name %s: %s", c, b)
 				}

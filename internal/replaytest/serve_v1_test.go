@@ -15,6 +15,7 @@ import (
 
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/internal/testpeers"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 var (
@@ -239,8 +240,8 @@ func TestReplayServeV1NoCompaction(t *testing.T) {
 		}
 	}
 	rep := parseReport(t, string(s.LoadResults["sess-every"].Meta["org.acptap/replay"].LossReport))
-	if !rep.Names()[replay.LossV1Compaction] {
-		t.Errorf("the report does not name %s: %+v", replay.LossV1Compaction, rep.Categories)
+	if !rep.Names()[asr.LossV1Compaction] {
+		t.Errorf("the report does not name %s: %+v", asr.LossV1Compaction, rep.Categories)
 	}
 }
 

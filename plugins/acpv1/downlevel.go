@@ -45,7 +45,7 @@ func (d *downlevel) frame(o sdk.Output) error {
 		} `json:"params"`
 	}
 	if err := json.Unmarshal(o.JSON, &n); err != nil || n.Params.Update == nil {
-		d.tally.Omit(recordOf(o.FrameSeqs), replay.LossV1Invalid, "a v2 update that does not decode")
+		d.tally.Omit(recordOf(o.FrameSeqs), asr.LossV1Invalid, "a v2 update that does not decode")
 		return nil
 	}
 	d.session = n.Params.SessionID
@@ -61,12 +61,12 @@ func (d *downlevel) frame(o sdk.Output) error {
 	case "compaction_update", "session_info_update", "usage_update":
 		d.send(u, seqs)
 	case "terminal_update":
-		d.tally.Omit(recordOf(seqs), replay.LossV1Terminals, "a terminal: v1 terminals are created by the client")
+		d.tally.Omit(recordOf(seqs), asr.LossV1Terminals, "a terminal: v1 terminals are created by the client")
 	case "state_update":
 		state, _ := u.str("state")
-		d.tally.Add(replay.LossV1TurnState, 1, "the current state ("+state+")")
+		d.tally.Add(asr.LossV1TurnState, 1, "the current state ("+state+")")
 	default:
-		d.tally.Omit(recordOf(seqs), replay.LossV1Invalid, "a v2 update v1 does not have: "+kind)
+		d.tally.Omit(recordOf(seqs), asr.LossV1Invalid, "a v2 update v1 does not have: "+kind)
 	}
 	return d.err
 }
@@ -86,13 +86,13 @@ func (d *downlevel) send(update any, seqs []uint64) {
 	}
 	u, err := asr.Marshal(update)
 	if err != nil {
-		d.tally.Omit(recordOf(seqs), replay.LossV1Invalid, "an update that does not encode: "+err.Error())
+		d.tally.Omit(recordOf(seqs), asr.LossV1Invalid, "an update that does not encode: "+err.Error())
 		return
 	}
 	line := obj{"jsonrpc": rawString("2.0"), "method": rawString("session/update"),
 		"params": obj{"sessionId": rawString(d.session), "update": u}.encode()}.encode()
 	if err := d.check.Check(acpschema.Agent, line); err != nil {
-		d.tally.Omit(recordOf(seqs), replay.LossV1Invalid, "not valid ACP v1: "+err.Error())
+		d.tally.Omit(recordOf(seqs), asr.LossV1Invalid, "not valid ACP v1: "+err.Error())
 		return
 	}
 	d.sent++
@@ -112,7 +112,7 @@ func (d *downlevel) message(kind string, u obj, seqs []uint64) {
 		}
 		isText := blockType(b) == "text"
 		if isText && text {
-			d.tally.Add(replay.LossV1Chunks, 1, "text blocks in a row are read back as one text")
+			d.tally.Add(asr.LossV1Chunks, 1, "text blocks in a row are read back as one text")
 		}
 		text = isText
 		c := obj{"sessionUpdate": rawString(kind + "_chunk"), "content": b, "messageId": rawString(id)}
@@ -123,7 +123,7 @@ func (d *downlevel) message(kind string, u obj, seqs []uint64) {
 		sent++
 	}
 	if sent == 0 {
-		d.tally.Omit(recordOf(seqs), replay.LossV1Content, "a message without a content block v1 can carry (v1 sends messages as chunks)")
+		d.tally.Omit(recordOf(seqs), asr.LossV1Content, "a message without a content block v1 can carry (v1 sends messages as chunks)")
 	}
 }
 
@@ -135,7 +135,7 @@ func (d *downlevel) block(b json.RawMessage, seqs []uint64) bool {
 	if ok && slices.Contains(replay.V1ContentBlocks, typ) {
 		return true
 	}
-	d.tally.Omit(recordOf(seqs), replay.LossV1Content, "a content block of type "+quoteOr(typ, "none")+" (not in ACP v1)")
+	d.tally.Omit(recordOf(seqs), asr.LossV1Content, "a content block of type "+quoteOr(typ, "none")+" (not in ACP v1)")
 	return false
 }
 
@@ -167,7 +167,7 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 	}
 	if kind, ok := u.str("kind"); ok {
 		if !slices.Contains(replay.V1ToolKinds, kind) {
-			d.tally.Add(replay.LossV1ToolKind, 1, "kind "+quoteOr(kind, "")+" sent as \"other\"")
+			d.tally.Add(asr.LossV1ToolKind, 1, "kind "+quoteOr(kind, "")+" sent as \"other\"")
 			kind = "other"
 		}
 		c["kind"] = rawString(kind)
@@ -177,10 +177,10 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 	case "completed", "failed", "pending", "in_progress":
 		c["status"] = rawString(status)
 	case "cancelled":
-		d.tally.Add(replay.LossV1ToolStatus, 1, "cancelled sent as failed")
+		d.tally.Add(asr.LossV1ToolStatus, 1, "cancelled sent as failed")
 		c["status"] = rawString("failed")
 	default:
-		d.tally.Add(replay.LossV1ToolStatus, 1, "status "+quoteOr(status, "")+" not sent")
+		d.tally.Add(asr.LossV1ToolStatus, 1, "status "+quoteOr(status, "")+" not sent")
 	}
 	items, _ := u.array("content")
 	var content []json.RawMessage
@@ -194,9 +194,9 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 		case "diff":
 			content = append(content, d.diffs(o, rec)...)
 		case "terminal":
-			d.tally.Omit(rec, replay.LossV1Terminals, "a tool call's terminal item: v1 terminals are created by the client")
+			d.tally.Omit(rec, asr.LossV1Terminals, "a tool call's terminal item: v1 terminals are created by the client")
 		default:
-			d.tally.Omit(rec, replay.LossV1Invalid, "a tool call content item of type "+quoteOr(typ, "none"))
+			d.tally.Omit(rec, asr.LossV1Invalid, "a tool call content item of type "+quoteOr(typ, "none"))
 		}
 	}
 	if len(content) > 0 {
@@ -210,7 +210,7 @@ func (d *downlevel) tool(u obj, seqs []uint64) {
 func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 	changes, _ := item.array("changes")
 	if item.has("patch") {
-		d.tally.Add(replay.LossV1Diffs, 1, "patches (v1 diffs are full texts)")
+		d.tally.Add(asr.LossV1Diffs, 1, "patches (v1 diffs are full texts)")
 	}
 	var out []json.RawMessage
 	for _, ch := range changes {
@@ -219,7 +219,7 @@ func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 		newText, ok := meta.str(MetaNewText)
 		path, _ := c.str("path")
 		if !ok || path == "" {
-			d.tally.Omit(rec, replay.LossV1Diffs, "a change without the file's full new text (a patch only, or a deletion)")
+			d.tally.Omit(rec, asr.LossV1Diffs, "a change without the file's full new text (a patch only, or a deletion)")
 			continue
 		}
 		v1 := obj{"type": rawString("diff"), "path": rawString(path), "newText": rawString(newText)}
@@ -229,10 +229,10 @@ func (d *downlevel) diffs(item obj, rec string) []json.RawMessage {
 			inferred = "modify"
 		}
 		if op, _ := c.str("operation"); op != inferred {
-			d.tally.Add(replay.LossV1Diffs, 1, "operation "+quoteOr(op, "none")+" sent as a diff read as "+inferred)
+			d.tally.Add(asr.LossV1Diffs, 1, "operation "+quoteOr(op, "none")+" sent as a diff read as "+inferred)
 		}
 		if c.has("fileType") || c.has("mimeType") || c.has("oldPath") {
-			d.tally.Add(replay.LossV1Diffs, 1, "file types, mime types and old paths")
+			d.tally.Add(asr.LossV1Diffs, 1, "file types, mime types and old paths")
 		}
 		rest := obj{}
 		for k, v := range meta {
@@ -255,18 +255,18 @@ func (d *downlevel) plan(u obj, seqs []uint64) {
 	p, _ := u.object("plan")
 	typ, _ := p.str("type")
 	if typ != "items" {
-		d.tally.Omit(rec, replay.LossV1Plans, "a plan of type "+quoteOr(typ, "none")+" (v1 plans are lists of entries)")
+		d.tally.Omit(rec, asr.LossV1Plans, "a plan of type "+quoteOr(typ, "none")+" (v1 plans are lists of entries)")
 		return
 	}
 	if id, _ := p.str("planId"); id != planID {
-		d.tally.Add(replay.LossV1Plans, 1, "plan IDs (v1 has one plan per session)")
+		d.tally.Add(asr.LossV1Plans, 1, "plan IDs (v1 has one plan per session)")
 	}
 	entries, _ := p.array("entries")
 	out := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
 		o, ok := parseObj(e)
 		if !ok {
-			d.tally.Omit(rec, replay.LossV1Plans, "a plan entry that is not an object")
+			d.tally.Omit(rec, asr.LossV1Plans, "a plan entry that is not an object")
 			continue
 		}
 		for _, f := range []struct {
@@ -274,7 +274,7 @@ func (d *downlevel) plan(u obj, seqs []uint64) {
 			enum     []string
 		}{{"status", "pending", replay.V1PlanStatuses}, {"priority", "medium", replay.V1PlanPriorities}} {
 			if v, _ := o.str(f.key); !slices.Contains(f.enum, v) {
-				d.tally.Add(replay.LossV1Plans, 1, "entry "+f.key+" "+quoteOr(v, "none")+" sent as "+f.def)
+				d.tally.Add(asr.LossV1Plans, 1, "entry "+f.key+" "+quoteOr(v, "none")+" sent as "+f.def)
 				o[f.key] = rawString(f.def)
 			}
 		}

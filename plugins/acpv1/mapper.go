@@ -43,8 +43,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v1 (live connections and stored logs) → ASR streams, one per ACP session, losses declared",
 		Inputs:       []string{Input, InputLog},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record", "convert", "replay"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityConvert, sdk.CapabilityReplay},
 	}, nil
 }
 
@@ -73,7 +73,7 @@ func options(cfg acpasr.Config, mode sdk.Mode) acpasr.Options {
 		Version:     Version,
 		Plugin:      asr.Plugin{Name: Name, Version: Version},
 		Source:      asr.Source{Format: "acp", FormatVersion: SourceFormatVersion},
-		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), LossTurnState),
+		AlwaysLossy: append(append([]string(nil), acpasr.AlwaysLossy...), asr.LossV1TurnState),
 		Config:      cfg,
 		ModeUpdates: true,
 		// Unstable: a superset of stable v1 (its unstable methods and

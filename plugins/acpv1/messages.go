@@ -5,6 +5,7 @@ import (
 
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // session is what the translator keeps of one ACP session: where the
@@ -119,7 +120,7 @@ func (s *session) chunk(kind, native string, prompt func(id string) bool) *messa
 func (t *translator) withMessageHint(s *session, f sdk.Frame, m *message) acpasr.Translated {
 	tr := acpasr.Translated{Frame: f}
 	if m.derived {
-		tr.Hint = acpasr.Hint{DerivedID: true, Session: s.id, Lossy: []string{LossMessageBoundaries}}
+		tr.Hint = acpasr.Hint{DerivedID: true, Session: s.id, Lossy: []string{asr.LossV1MessageBoundaries}}
 	}
 	return tr
 }

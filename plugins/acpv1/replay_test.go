@@ -16,6 +16,7 @@ import (
 	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -171,7 +172,7 @@ func TestASR731_ReplayV1LossReport(t *testing.T) {
 		t.Error("a replay to acp/2 was accepted")
 	}
 	rp := runReplayV1(t, New(), stream)
-	if rp.report.Target != replay.TargetV1 || !rp.report.Names()[replay.LossV1TurnState] || !rp.report.Names()[replay.LossStateHistory] || len(rp.frames) != 0 {
+	if rp.report.Target != replay.TargetV1 || !rp.report.Names()[asr.LossV1TurnState] || !rp.report.Names()[asr.LossStateHistory] || len(rp.frames) != 0 {
 		t.Errorf("report %s, frames %q", rp.raw, rp.frames)
 	}
 	if _, err := rr.Replay(context.Background(), nil, "", bytes.NewReader([]byte("not a stream\n")), func(sdk.Output) error { return nil }); err == nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -138,7 +139,7 @@ func checkHeader(t *testing.T, h record, method string) {
 		t.Errorf("producer = %v", p)
 	}
 	lossy, _ := json.Marshal(p["lossy"])
-	if !strings.Contains(string(lossy), acpv1.LossTurnState) {
+	if !strings.Contains(string(lossy), asr.LossV1TurnState) {
 		t.Errorf("producer.lossy = %s", lossy)
 	}
 	agent, _ := json.Marshal(h["agent"])
@@ -168,7 +169,7 @@ func checkV1Records(t *testing.T, rs []record) {
 			}
 		}
 	}
-	for _, c := range []string{acpv1.LossMessageBoundaries, acpv1.LossDiffOperations, acpv1.LossTerminalOutput, asr.LossToolStatus, asr.LossToolResultContent} {
+	for _, c := range []string{asr.LossV1MessageBoundaries, asr.LossV1DiffOperations, asr.LossV1TerminalOutput, asr.LossToolStatus, asr.LossToolResultContent} {
 		if !declared[c] {
 			t.Errorf("loss %s not declared", c)
 		}
@@ -287,7 +288,7 @@ func convertTrace(t *testing.T, trace, session string) []byte {
 		}
 	}
 	var problems []string
-	if _, err := asr.Validate(bytes.NewReader(b.Bytes()), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
+	if _, err := asrcheck.Validate(bytes.NewReader(b.Bytes()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
 		t.Fatalf("converted trace: %v %v", err, problems)
 	}
 	if bytes.Contains(b.Bytes(), []byte(`"ts":`)) {

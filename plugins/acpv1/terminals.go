@@ -7,6 +7,7 @@ import (
 
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // ACP v1 terminals are the client's: the agent asks the client to run a
@@ -55,7 +56,7 @@ func (t *translator) terminalAnswer(f *sdk.Frame, p *pending, result obj) []acpa
 		if p.cwd != "" {
 			u["cwd"] = rawString(p.cwd)
 		}
-		hint = acpasr.Hint{Session: p.session, Lossy: []string{LossTerminalOutput}}
+		hint = acpasr.Hint{Session: p.session, Lossy: []string{asr.LossV1TerminalOutput}}
 	case "terminal/output":
 		u["terminalId"] = rawString(p.terminal)
 		out, ok := result.str("output")

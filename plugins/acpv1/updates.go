@@ -6,6 +6,7 @@ import (
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // The _meta keys of a file change that keep a v1 diff's full texts.
@@ -109,7 +110,7 @@ func (t *translator) toolCall(f *sdk.Frame, m rpc, s *session, kind string, u ob
 		if diffs {
 			nu["content"] = array(items)
 			changed = true
-			hint = acpasr.Hint{Session: s.id, Lossy: []string{LossDiffOperations}}
+			hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
 		}
 	}
 	if !changed {
@@ -149,5 +150,5 @@ func v1Diff(item json.RawMessage) (json.RawMessage, bool) {
 func withUpdate(f *sdk.Frame, m rpc, update json.RawMessage) sdk.Frame {
 	params := cloneObj(m.params)
 	params["update"] = update
-	return rewrite(f, m.msg, "params", params.encode())
+	return rewrite(f, "params", params.encode())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/internal/acpreplay"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -155,7 +156,7 @@ func TestASR726_NothingReExecuted(t *testing.T) {
 			}
 		}
 	}
-	if n := rp.report.Names(); !n[replay.LossPermission] || !n[replay.LossInputRequest] {
+	if n := rp.report.Names(); !n[asr.LossPermission] || !n[asr.LossInputRequest] {
 		t.Errorf("permission and input_request records not reported: %v", rp.report.Categories)
 	}
 }
@@ -190,7 +191,7 @@ func TestASR727_ReasoningPartsAsThoughtsBeforeMessage(t *testing.T) {
 			}
 		}
 	}
-	if !rp.report.Names()[replay.LossReasoning] {
+	if !rp.report.Names()[asr.LossReasoning] {
 		t.Errorf("opaque reasoning not reported: %v", rp.report.Categories)
 	}
 }
@@ -247,12 +248,12 @@ func TestASR729_DiffsAbsolutePathsRedactedRootOmitted(t *testing.T) {
 	if c7 == nil || c7["content"] != nil {
 		t.Errorf("c7's diff under a redacted root was sent: %s", js(c7))
 	}
-	if !rp.report.Names()[replay.LossRedactedRoot] {
+	if !rp.report.Names()[asr.LossRedactedRoot] {
 		t.Errorf("the omitted diff is not declared: %v", rp.report.Categories)
 	}
 	var omitted []string
 	for _, o := range rp.report.Omitted {
-		if o.Category == replay.LossRedactedRoot {
+		if o.Category == asr.LossRedactedRoot {
 			omitted = append(omitted, o.Record)
 		}
 	}
@@ -279,7 +280,7 @@ func TestASR730_NoNotices(t *testing.T) {
 				t.Errorf("%s: a notice was replayed: %s", name, f)
 			}
 		}
-		if !rp.report.Names()[replay.LossNotices] {
+		if !rp.report.Names()[asr.LossNotices] {
 			t.Errorf("%s: notices not in the report: %v", name, rp.report.Categories)
 		}
 	}
@@ -300,11 +301,11 @@ func TestASR731_LossReport(t *testing.T) {
 		}
 	}
 	want := []string{
-		replay.LossAudit, replay.LossHistory, replay.LossNotices, replay.LossRedactedRoot, replay.LossUnknownTypes, replay.LossUnreplayable,
-		replay.LossCapture, replay.LossCheckpoint, replay.LossConfigHistory, replay.LossDeclaration, replay.LossDelivery, replay.LossGap,
-		replay.LossHook, replay.LossInference, replay.LossInputRequest, replay.LossInstructions, replay.LossLineage, replay.LossMemoryChange,
-		replay.LossPermission, replay.LossReasoning, replay.LossRedaction, replay.LossSenders, replay.LossStateHistory, replay.LossTimestamps,
-		replay.LossTombstone, replay.LossTurnTriggers, replay.LossVCS, replay.LossWorkspace,
+		asr.LossAudit, asr.LossHistory, asr.LossNotices, asr.LossRedactedRoot, asr.LossUnknownTypes, asr.LossUnreplayable,
+		asr.LossCapture, asr.LossCheckpoint, asr.LossConfigHistory, asr.LossDeclaration, asr.LossDelivery, asr.LossGap,
+		asr.LossHook, asr.LossInference, asr.LossInputRequest, asr.LossInstructions, asr.LossLineage, asr.LossMemoryChange,
+		asr.LossPermission, asr.LossReasoning, asr.LossRedaction, asr.LossSenders, asr.LossStateHistory, asr.LossTimestamps,
+		asr.LossTombstone, asr.LossTurnTriggers, asr.LossVCS, asr.LossWorkspace,
 	}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -403,7 +404,7 @@ func TestASR732_RoundTripDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := rp.report
-	report.Categories = slices.DeleteFunc(slices.Clone(report.Categories), func(c replay.Category) bool { return c.Category == replay.LossRedactedRoot })
+	report.Categories = slices.DeleteFunc(slices.Clone(report.Categories), func(c replay.Category) bool { return c.Category == asr.LossRedactedRoot })
 	res := replay.Compare(src, rec, report)
 	var got []string
 	for _, d := range res.Differences {
@@ -515,7 +516,7 @@ func TestReplayBadInput(t *testing.T) {
 		t.Errorf("frames %d diags %d, want 1 and 2", len(rp.frames), len(rp.diags))
 	}
 	n := rp.report.Names()
-	if !n[replay.LossUnreplayable] || !n[replay.LossUncommitted] {
+	if !n[asr.LossUnreplayable] || !n[asr.LossUncommitted] {
 		t.Errorf("categories = %v", rp.report.Categories)
 	}
 	t.Run("records that do not decode as their type", func(t *testing.T) {

@@ -8,12 +8,13 @@ import (
 
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
 // TestGoldenAlpha13Additions maps each fixture (fixtures_test.go) and
 // compares every output with testdata/<name>.golden.jsonl; every stream
-// passes asr.Validate.
+// passes asrcheck.Validate.
 func TestGoldenAlpha13Additions(t *testing.T) {
 	for _, name := range sortedNames(fixtures) {
 		t.Run(name, func(t *testing.T) {
@@ -106,8 +107,8 @@ func TestToolCallCancelAuditedWithOutcome(t *testing.T) {
 	if len(results) != 1 || results[0]["status"] != "cancelled" {
 		t.Errorf("tool_result = %s, want cancelled", js(results))
 	}
-	if !slices.Contains(lossyOf(recs), LossControls) {
-		t.Errorf("lossy %v lacks %s", lossyOf(recs), LossControls)
+	if !slices.Contains(lossyOf(recs), asr.LossControls) {
+		t.Errorf("lossy %v lacks %s", lossyOf(recs), asr.LossControls)
 	}
 }
 

@@ -8,14 +8,14 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // Claim makes this process the spool's sender if no other process is: an
 // exclusive, non-blocking flock on <dir>/lock, which the kernel releases
 // when the process dies. The returned func releases it.
 func (s *Spool) Claim() (release func(), ok bool, err error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_CREATE|os.O_RDWR, store.FileMode)
+	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_CREATE|os.O_RDWR, private.FileMode)
 	if err != nil {
 		return nil, false, fmt.Errorf("otlp spool lock: %w", err)
 	}

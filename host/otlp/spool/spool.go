@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/private"
 )
 
 // Kind is the OTLP signal of an item.
@@ -76,7 +76,7 @@ func Open(dir string, maxBytes int64) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	if err := store.MkdirPrivate(dir); err != nil {
+	if err := private.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("otlp spool: %w", err)
 	}
 	s := &Spool{dir: dir, max: maxBytes}
@@ -86,8 +86,10 @@ func Open(dir string, maxBytes int64) (*Spool, error) {
 	s.size = s.diskSizeLocked()
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		// A temporary file older than a minute belongs to no live writer.
-		if strings.HasSuffix(e.Name(), ".tmp") {
+		// A temporary file older than a minute belongs to no live writer
+		// (private.WriteFileAtomic's .<name>.tmp-<n>, or the <name>.<pid>.tmp
+		// of earlier versions).
+		if strings.HasSuffix(e.Name(), ".tmp") || (strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-")) {
 			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Minute {
 				os.Remove(filepath.Join(dir, e.Name()))
 			}
@@ -342,27 +344,10 @@ func (s *Spool) read(name string) (*Segment, int64, error) {
 	return &Segment{Name: name, Items: items}, int64(len(b)), nil
 }
 
+// writeFile writes a segment whole or not at all (private.WriteFileAtomic:
+// a synced temporary file, renamed).
 func writeFile(path string, b []byte) error {
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, store.FileMode)
-	if err != nil {
-		return fmt.Errorf("otlp spool: %w", err)
-	}
-	err = f.Chmod(store.FileMode) // the store's modes, whatever the umask
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := private.WriteFileAtomic(path, b); err != nil {
 		return fmt.Errorf("otlp spool: %w", err)
 	}
 	return nil

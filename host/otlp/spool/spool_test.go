@@ -87,6 +87,7 @@ func TestSegmentsSurviveAndResume(t *testing.T) {
 	s.Append(items(1, 2))
 	s.Append(items(3))
 	os.WriteFile(filepath.Join(dir, "x.seg.99.tmp"), []byte("half"), 0o600)
+	os.WriteFile(filepath.Join(dir, ".x.seg.tmp-12345"), []byte("half"), 0o600) // private.WriteFileAtomic's
 	s2, err := Open(dir, 0)
 	if err != nil {
 		t.Fatal(err)

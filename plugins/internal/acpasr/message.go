@@ -96,7 +96,7 @@ func (m *message) parts(s *stream) []part {
 	}
 	var lossy []string
 	if m.droppedThought {
-		lossy = []string{lossReasoning}
+		lossy = []string{asr.LossReasoning}
 	}
 	return []part{{key: asr.TypeMessage, rec: rec, lossy: lossy}}
 }

@@ -7,13 +7,8 @@ import (
 
 	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
-
-// lossNonconforming is acptap's own loss category: a frame of the session
-// does not conform to the official ACP JSON Schema, so what was recorded
-// from it is only what could be mapped (a member of the wrong type, a
-// required member missing).
-const lossNonconforming = "_org.acptap/nonconforming_frames"
 
 // summaryNonconforming is the diagnostic of a frame that does not conform.
 const summaryNonconforming = "nonconforming frame: it does not conform to the official ACP schema"
@@ -35,7 +30,7 @@ func (c Config) checkSchema() bool { return c.CheckSchema == nil || *c.CheckSche
 
 // checkedFrame maps one frame as frame does; a line frame that does not
 // conform to the ACP v2 schema is still mapped, with a warning diagnostic,
-// and the sessions it names declare lossNonconforming (ASR-722).
+// and the sessions it names declare asr.LossNonconforming (ASR-722).
 func (c *conn) checkedFrame(f *sdk.Frame) {
 	c.checkedAs(f, func() { c.frame(f) })
 }
@@ -61,7 +56,7 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 	var later []string
 	for _, id := range sessions {
 		if s, ok := c.streams[id]; ok {
-			s.declare([]string{lossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
+			s.declare([]string{asr.LossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
 		} else {
 			later = append(later, id)
 		}
@@ -70,7 +65,7 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 	c.cur = f
 	for _, id := range later {
 		if s, ok := c.streams[id]; ok {
-			s.declare([]string{lossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
+			s.declare([]string{asr.LossNonconforming}, sdk.When{At: f.At, Replayed: s.replaying}, []uint64{f.Seq})
 		}
 	}
 }

@@ -10,17 +10,6 @@ import (
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// Loss categories (ASR-722) the engine declares when they start to apply;
-// the plugin's Options.AlwaysLossy are in every header.
-const (
-	lossToolResultContent = "tool_result.content"
-	lossToolTransitions   = "_org.agent-session.acp/tool_status_transitions"
-	lossReasoning         = "reasoning"
-	// lossCaptureGap is acptap's own: frames of the connection were not
-	// observed (a gap in the wire log), so records may be missing or partial.
-	lossCaptureGap = "_org.acptap/capture_gap"
-)
-
 // stream is the ASR stream of one ACP session (ASR-701).
 type stream struct {
 	c     *conn
@@ -142,7 +131,7 @@ func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
 	}
 	if c.gap {
 		// Seen only after a gap: its opening may be what was lost.
-		return c.open(id, nil, f.At, []uint64{f.Seq}, nil, lossCaptureGap)
+		return c.open(id, nil, f.At, []uint64{f.Seq}, nil, asr.LossCaptureGap)
 	}
 	return c.open(id, nil, f.At, []uint64{f.Seq}, nil)
 }

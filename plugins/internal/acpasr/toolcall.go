@@ -168,7 +168,7 @@ func (t *toolCall) parts(s *stream) []part {
 	if t.name == "" {
 		call.Capture = map[string]asr.CaptureState{"name": {State: "absent"}}
 	}
-	ps := []part{{key: asr.TypeToolCall, rec: call, lossy: []string{lossToolTransitions}}}
+	ps := []part{{key: asr.TypeToolCall, rec: call, lossy: []string{asr.LossToolStatus}}}
 	n := 0
 	for _, it := range t.items {
 		if it.typ == "diff" {
@@ -177,7 +177,7 @@ func (t *toolCall) parts(s *stream) []part {
 		}
 	}
 	if st, ok := t.resultStatus(s.partial); ok {
-		ps = append(ps, part{key: asr.TypeToolResult, rec: t.result(st), lossy: []string{lossToolResultContent}})
+		ps = append(ps, part{key: asr.TypeToolResult, rec: t.result(st), lossy: []string{asr.LossToolResultContent}})
 	}
 	return ps
 }

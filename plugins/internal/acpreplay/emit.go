@@ -195,7 +195,7 @@ func (r *replayer) withLatest(la *lookahead, fn func([]byte, []uint64) error) er
 func (r *replayer) undecodable(seqs []uint64, err error) error {
 	id := asr.RecordID(seqs[len(seqs)-1])
 	r.diag("record not replayed", id+": "+err.Error())
-	r.tally.Omit(id, replay.LossUnreplayable, "a record that does not decode as its type")
+	r.tally.Omit(id, asr.LossUnreplayable, "a record that does not decode as its type")
 	return nil
 }
 
@@ -250,26 +250,26 @@ func (r *replayer) message(line []byte, seqs []uint64) error {
 	for _, p := range m.Content {
 		typ, o := replay.PartType(p)
 		if o == nil {
-			r.tally.Omit(id, replay.LossUnreplayable, "a content part that is not an object")
+			r.tally.Omit(id, asr.LossUnreplayable, "a content part that is not an object")
 			continue
 		}
 		switch typ {
 		case "reasoning":
 			text, ok := replay.ReasoningText(o)
 			if m.Role != "assistant" {
-				r.tally.Omit(id, replay.LossReasoning, "a reasoning part in a "+strconv.Quote(m.Role)+" message")
+				r.tally.Omit(id, asr.LossReasoning, "a reasoning part in a "+strconv.Quote(m.Role)+" message")
 				continue
 			}
 			if !ok {
-				r.tally.Omit(id, replay.LossReasoning, "reasoning without text or summary (opaque reasoning is never sent)")
+				r.tally.Omit(id, asr.LossReasoning, "reasoning without text or summary (opaque reasoning is never sent)")
 				thoughts = append(thoughts, nil)
 				continue
 			}
 			if _, has := o["signature"]; has {
-				r.tally.Add(replay.LossReasoning, 1, "reasoning signatures are never sent")
+				r.tally.Add(asr.LossReasoning, 1, "reasoning signatures are never sent")
 			}
 			if _, has := o["opaque"]; has {
-				r.tally.Add(replay.LossReasoning, 1, "opaque reasoning is never sent")
+				r.tally.Add(asr.LossReasoning, 1, "opaque reasoning is never sent")
 			}
 			thoughts = append(thoughts, replay.TextBlock(text))
 		case "refusal":
@@ -288,7 +288,7 @@ func (r *replayer) message(line []byte, seqs []uint64) error {
 		return r.send(messageUpdate{SessionUpdate: "user_message", MessageID: m.MessageID, Content: nonNil(content), Meta: meta}, seqs)
 	case "assistant":
 	default:
-		r.tally.Omit(id, replay.LossUnreplayable, "a message with role "+strconv.Quote(m.Role)+" has no ACP update")
+		r.tally.Omit(id, asr.LossUnreplayable, "a message with role "+strconv.Quote(m.Role)+" has no ACP update")
 		return nil
 	}
 	if len(thoughts) > 0 && len(content) == 0 {
@@ -402,7 +402,7 @@ func (r *replayer) toolCall(la *lookahead) error {
 	for _, l := range c.Locations {
 		abs, ok := replay.AbsPath(r.roots, l.Path)
 		if !ok {
-			r.tally.Omit(c.ID, replay.LossRedactedRoot, "a location under a root whose path is redacted")
+			r.tally.Omit(c.ID, asr.LossRedactedRoot, "a location under a root whose path is redacted")
 			continue
 		}
 		u.Locations = append(u.Locations, acpLocation{Path: abs, Line: l.Line})
@@ -524,7 +524,7 @@ func (r *replayer) diff(line []byte) (json.RawMessage, uint64, bool) {
 			}
 			abs, ok := replay.AbsPath(r.roots, *p.ref)
 			if !ok {
-				r.tally.Omit(fc.ID, replay.LossRedactedRoot, "a diff under a root whose path is redacted (ASR-729)")
+				r.tally.Omit(fc.ID, asr.LossRedactedRoot, "a diff under a root whose path is redacted (ASR-729)")
 				return nil, fc.Seq, false
 			}
 			*p.dst = abs
@@ -622,14 +622,14 @@ func (r *replayer) terminal(line []byte, seqs []uint64) error {
 		if abs, ok := replay.AbsPath(r.roots, *t.Cwd); ok {
 			u.Cwd = abs
 		} else {
-			r.tally.Omit(t.ID, replay.LossRedactedRoot, "a terminal cwd under a root whose path is redacted")
+			r.tally.Omit(t.ID, asr.LossRedactedRoot, "a terminal cwd under a root whose path is redacted")
 		}
 	}
 	if t.Output != nil {
 		if b, ok := replay.BlobBytes(t.Output.Blob); ok {
 			u.Output = &terminalOutput{Data: base64.StdEncoding.EncodeToString(b)}
 		} else {
-			r.tally.Omit(t.ID, replay.LossUnreplayable, "terminal output that is not valid base64")
+			r.tally.Omit(t.ID, asr.LossUnreplayable, "terminal output that is not valid base64")
 		}
 	}
 	if replay.TerminalExited(t.Status, t.ExitCode, t.Signal) {

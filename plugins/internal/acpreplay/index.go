@@ -128,28 +128,28 @@ func callKey(id string) string { return "t\x00" + id }
 // Record types of ASR core that replay never carries, by loss category
 // (the seed's "Declared losses (replay)").
 var lossByType = map[string]string{
-	"inference":       replay.LossInference,
-	"vcs":             replay.LossVCS,
-	"commit":          replay.LossVCS,
-	"workspace_state": replay.LossWorkspace,
-	"checkpoint":      replay.LossCheckpoint,
-	"gap":             replay.LossGap,
-	"tombstone":       replay.LossTombstone,
-	"instructions":    replay.LossInstructions,
-	"instruction":     replay.LossInstructions,
-	"turn_trigger":    replay.LossTurnTriggers,
-	"trigger":         replay.LossTurnTriggers,
-	"hook":            replay.LossHook,
-	"memory_change":   replay.LossMemoryChange,
-	"delivery":        replay.LossDelivery,
-	"redaction":       replay.LossRedaction,
-	"conversation":    replay.LossSenders,
-	"branch":          replay.LossOffPath,
+	"inference":       asr.LossInference,
+	"vcs":             asr.LossVCS,
+	"commit":          asr.LossVCS,
+	"workspace_state": asr.LossWorkspace,
+	"checkpoint":      asr.LossCheckpoint,
+	"gap":             asr.LossGap,
+	"tombstone":       asr.LossTombstone,
+	"instructions":    asr.LossInstructions,
+	"instruction":     asr.LossInstructions,
+	"turn_trigger":    asr.LossTurnTriggers,
+	"trigger":         asr.LossTurnTriggers,
+	"hook":            asr.LossHook,
+	"memory_change":   asr.LossMemoryChange,
+	"delivery":        asr.LossDelivery,
+	"redaction":       asr.LossRedaction,
+	"conversation":    asr.LossSenders,
+	"branch":          asr.LossOffPath,
 
-	asr.TypePermission:   replay.LossPermission,
-	asr.TypeInputRequest: replay.LossInputRequest,
-	asr.TypeConfigChange: replay.LossConfigHistory,
-	asr.TypeSubagent:     replay.LossLineage,
+	asr.TypePermission:   asr.LossPermission,
+	asr.TypeInputRequest: asr.LossInputRequest,
+	asr.TypeConfigChange: asr.LossConfigHistory,
+	asr.TypeSubagent:     asr.LossLineage,
 }
 
 // index is the first pass: it reads the header, tallies the loss
@@ -186,7 +186,7 @@ func (r *replayer) index() error {
 		var e envelope
 		if !e.scan(line) || e.Type == "header" {
 			r.diag("unreadable record line", fmt.Sprintf("line %d is not a record; it is not replayed", lineNo))
-			r.tally.Omit("", replay.LossUnreplayable, "line "+strconv.Itoa(lineNo)+" is not a record")
+			r.tally.Omit("", asr.LossUnreplayable, "line "+strconv.Itoa(lineNo)+" is not a record")
 			return nil
 		}
 		r.records++
@@ -201,7 +201,7 @@ func (r *replayer) index() error {
 	}
 	if tail > 0 {
 		r.diag("uncommitted tail", fmt.Sprintf("%d bytes after the last LF are not part of the stream", tail))
-		r.tally.Add(replay.LossUncommitted, 1, "")
+		r.tally.Add(asr.LossUncommitted, 1, "")
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func (r *replayer) readHeader(h asr.Header) {
 		r.roots = h.Workspace.Roots
 		for _, root := range h.Workspace.Roots {
 			if root.Path == nil {
-				r.tally.Add(replay.LossRedaction, 1, "a workspace root whose path is redacted")
+				r.tally.Add(asr.LossRedaction, 1, "a workspace root whose path is redacted")
 			}
 		}
 	}
@@ -220,10 +220,10 @@ func (r *replayer) readHeader(h asr.Header) {
 		r.lossy[l] = true
 	}
 	if h.Lineage != nil {
-		r.tally.Add(replay.LossLineage, 1, "the header's lineage")
+		r.tally.Add(asr.LossLineage, 1, "the header's lineage")
 	}
 	if h.CreatedAt != "" {
-		r.tally.Add(replay.LossTimestamps, 1, "")
+		r.tally.Add(asr.LossTimestamps, 1, "")
 	}
 }
 
@@ -232,18 +232,18 @@ func (r *replayer) readHeader(h asr.Header) {
 func (r *replayer) indexRecord(e *envelope, at span, line int) {
 	t := &r.tally
 	if e.TS != "" || e.ObservedAt != "" {
-		t.Add(replay.LossTimestamps, 1, "")
+		t.Add(asr.LossTimestamps, 1, "")
 	}
 	if present(e.Capture) || e.Status == "partial" {
-		t.Add(replay.LossCapture, 1, "")
+		t.Add(asr.LossCapture, 1, "")
 	}
 	if present(e.CopiedFrom) {
-		t.Add(replay.LossLineage, 1, "copy markers")
+		t.Add(asr.LossLineage, 1, "copy markers")
 	}
 	if e.Supersedes != "" {
 		switch e.Type {
 		case asr.TypeMessage, asr.TypeToolCall, asr.TypeToolResult, asr.TypeFileChange, asr.TypePlan, asr.TypeCompaction, asr.TypeTerminal:
-			t.Add(replay.LossHistory, 1, "earlier revisions of entities")
+			t.Add(asr.LossHistory, 1, "earlier revisions of entities")
 		}
 	}
 	switch e.Type {
@@ -277,27 +277,27 @@ func (r *replayer) indexRecord(e *envelope, at span, line int) {
 			r.usages++
 			r.usage = at
 		} else {
-			t.Add(replay.LossInference, 1, "usage that is not the session's")
+			t.Add(asr.LossInference, 1, "usage that is not the session's")
 		}
 	case asr.TypeSessionInfo:
 		r.titles++
 		r.title = at
 	case asr.TypeDeclaration:
-		t.Add(replay.LossDeclaration, 1, "")
+		t.Add(asr.LossDeclaration, 1, "")
 		for _, l := range e.Lossy {
 			r.lossy[l] = true
 		}
 		if e.LocalThrough != "" {
-			t.Add(replay.LossLineage, 1, "copy markers")
+			t.Add(asr.LossLineage, 1, "copy markers")
 		}
 	default:
 		switch cat, ok := lossByType[e.Type]; {
 		case ok:
 			t.Add(cat, 1, "")
 		case strings.HasPrefix(e.Type, asr.AuditPrefix) || strings.Contains(e.Type, "/"):
-			t.Add(replay.LossAudit, 1, strings.TrimPrefix(e.Type, asr.AuditPrefix))
+			t.Add(asr.LossAudit, 1, strings.TrimPrefix(e.Type, asr.AuditPrefix))
 		default:
-			t.Add(replay.LossUnknownTypes, 1, e.Type)
+			t.Add(asr.LossUnknownTypes, 1, e.Type)
 		}
 	}
 }
@@ -306,15 +306,15 @@ func (r *replayer) indexMessage(e *envelope) {
 	t := &r.tally
 	if e.Origin == "notice" {
 		if e.Supersedes == "" {
-			t.Add(replay.LossNotices, 1, "")
+			t.Add(asr.LossNotices, 1, "")
 		}
 		return
 	}
 	if e.Origin == "prompt" {
-		t.Add(replay.LossTurnTriggers, 1, "a message's origin \"prompt\"")
+		t.Add(asr.LossTurnTriggers, 1, "a message's origin \"prompt\"")
 	}
 	if e.Author != "" || present(e.Audience) || present(e.From) || present(e.Recipients) || present(e.Conversation) || e.Origin == "inter_session" {
-		t.Add(replay.LossSenders, 1, "")
+		t.Add(asr.LossSenders, 1, "")
 	}
 }
 
@@ -333,7 +333,7 @@ func (r *replayer) tool(callID string) *toolSpans {
 // revises, which the second pass finds in its window).
 func (r *replayer) indexChange(e *envelope, at span, line int) {
 	if e.CauseCallID == "" {
-		r.tally.Omit(e.ID, replay.LossUnreplayable, "a file change no tool call caused has no place in ACP")
+		r.tally.Omit(e.ID, asr.LossUnreplayable, "a file change no tool call caused has no place in ACP")
 		return
 	}
 	ts := r.tools[e.CauseCallID]
@@ -364,13 +364,13 @@ func (r *replayer) report() []byte {
 		if r.state.ok() {
 			n--
 		}
-		t.Add(replay.LossStateHistory, n, "")
+		t.Add(asr.LossStateHistory, n, "")
 	}
 	if r.usages > 1 {
-		t.Add(replay.LossHistory, r.usages-1, "earlier usage values")
+		t.Add(asr.LossHistory, r.usages-1, "earlier usage values")
 	}
 	if r.titles > 1 {
-		t.Add(replay.LossHistory, r.titles-1, "earlier titles")
+		t.Add(asr.LossHistory, r.titles-1, "earlier titles")
 	}
 	callIDs := make([]string, 0)
 	for id, ts := range r.tools {
@@ -382,10 +382,10 @@ func (r *replayer) report() []byte {
 	for _, id := range callIDs {
 		ts := r.tools[id]
 		if ts.result.ok() {
-			t.Omit(r.recordID(ts.result), replay.LossUnreplayable, "a tool result whose call "+strconv.Quote(id)+" is not in the stream")
+			t.Omit(r.recordID(ts.result), asr.LossUnreplayable, "a tool result whose call "+strconv.Quote(id)+" is not in the stream")
 		}
 		for _, c := range ts.changes {
-			t.Omit(c.last, replay.LossUnreplayable, "a file change caused by call "+strconv.Quote(id)+", which is not in the stream")
+			t.Omit(c.last, asr.LossUnreplayable, "a file change caused by call "+strconv.Quote(id)+", which is not in the stream")
 		}
 	}
 	rep := t.Report()

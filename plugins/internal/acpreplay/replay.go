@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // Target is the ACP revision this engine replays to.
@@ -111,39 +113,23 @@ func seekable(r io.Reader) (source, func(), error) {
 
 // lines calls fn for each committed line of src (without its LF) with its
 // offset; fn's slice is valid only during the call. It returns the bytes
-// after the last LF (an uncommitted tail), if any.
+// after the last LF (an uncommitted tail), if any. A line is bounded as a
+// stream's (asr.DefaultMaxLine): a longer one is an error naming it.
 func (s source) lines(fn func(off int64, line []byte) error) (tail int64, err error) {
-	const chunk = 1 << 20
-	buf := make([]byte, 0, chunk)
-	var off int64   // offset of buf[0]
-	var start int64 // read position
-	for start < s.size {
-		n := int64(chunk)
-		if s.size-start < n {
-			n = s.size - start
+	r := jsonl.NewReader(io.NewSectionReader(s.ra, 0, s.size), asr.DefaultMaxLine)
+	for {
+		off := r.Offset()
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return r.TailLen(), nil
 		}
-		old := len(buf)
-		buf = append(buf, make([]byte, n)...)
-		if _, err := s.ra.ReadAt(buf[old:], start); err != nil && !errors.Is(err, io.EOF) {
+		if err != nil {
+			return 0, fmt.Errorf("replay: %w", err)
+		}
+		if err := fn(off, line); err != nil {
 			return 0, err
 		}
-		start += n
-		i := 0
-		for {
-			j := bytes.IndexByte(buf[i:], '\n')
-			if j < 0 {
-				break
-			}
-			if err := fn(off+int64(i), buf[i:i+j]); err != nil {
-				return 0, err
-			}
-			i += j + 1
-		}
-		rest := copy(buf, buf[i:])
-		off += int64(i)
-		buf = buf[:rest]
 	}
-	return int64(len(buf)), nil
 }
 
 // lineAt reads the line at off with length n (without its LF).
