@@ -22,7 +22,8 @@
 #   BENCH_REBUILD_MIB  MiB of updates in the wire log rebuilt
 #                   against a Python json.loads pass          (default 64)
 #   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
-#                   e2e, latency, plugin, memory, startup, exit, rebuild (the table shows "-" for the rest)
+#                   e2e, latency, plugin, memory, startup, exit, rebuild, engines, drain
+#                   (the table shows "-" for the rest)
 #   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
 #   BENCH_TABLE_ONLY=1  print the table of an earlier run's BENCH_OUT without running anything
 #   ACPTAP_BIN      a prebuilt acptap binary to measure (default: built from the tree)
@@ -79,6 +80,8 @@ run memory   ./bench/    'BenchmarkRecordMemory$' 1x
 run startup  ./bench/    'BenchmarkRecordStartup$' 1x
 run exit     ./bench/    'BenchmarkRecordExit$' 1x
 run rebuild  ./bench/    'BenchmarkRebuild$' 3x
+run engines  ./bench/    'BenchmarkEngines$' 1x
+run drain    ./bench/    'BenchmarkCaptureDrain$' 10x
 
 # m FILE BENCH UNIT: the value reported with UNIT on BENCH's line in FILE.
 m() {
@@ -119,6 +122,11 @@ row "  runs handed to a finisher · runs; mapping done after exit, p50 (ms)" "$(
 row "  exit after the last byte, throughput runs: acptap · cat (s)" "$(fmt "$(m e2e $tp/dir=a2c acptap-exit-s/op)" 3) · $(fmt "$(m e2e $tp/dir=a2c cat-exit-s/op)" 3)" ""
 row "acptap rebuild vs one Python json.loads pass (ratio)" "$(fmt "$(m rebuild BenchmarkRebuild ratio)")" "≥ 1×" ">=" 1
 row "  rebuild · python (s) over $(fmt "$(m rebuild BenchmarkRebuild wire-MB)" 0) MB" "$(fmt "$(m rebuild BenchmarkRebuild rebuild-s)") · $(fmt "$(m rebuild BenchmarkRebuild python-s)")" ""
+row "acpv2 in process / one Go JSON parse of the frames (ratio)" "$(fmt "$(m engines BenchmarkEngines/acpv2 ratio)")" "≥ 1×" ">=" 1
+row "  acpv2 · Go parse (frames/s)" "$(fmt "$(m engines BenchmarkEngines/acpv2 frames/s)" 0) · $(fmt "$(m engines BenchmarkEngines/acpv2 goparse-frames/s)" 0)" ""
+row "aep in process / one Go JSON parse of the frames (ratio)" "$(fmt "$(m engines BenchmarkEngines/aep ratio)")" "≥ 1×" ">=" 1
+row "  aep · Go parse (frames/s)" "$(fmt "$(m engines BenchmarkEngines/aep frames/s)" 0) · $(fmt "$(m engines BenchmarkEngines/aep goparse-frames/s)" 0)" ""
+row "capture writing a queued backlog at exit, a2c · c2a (MB/s)" "$(fmt "$(m drain BenchmarkCaptureDrain/dir=a2c MB/s)" 0) · $(fmt "$(m drain BenchmarkCaptureDrain/dir=c2a MB/s)" 0)" ""
 row "acptap record throughput / cat, editor→agent (ratio)" "$(fmt "$(m e2e $tp/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
 row "  acptap MB/s · cat MB/s (c2a)" "$(fmt "$(m e2e $tp/dir=c2a acptap-MB/s)" 0) · $(fmt "$(m e2e $tp/dir=c2a cat-MB/s)" 0)" ""
 row "  frames dropped (gaps) of $(m e2e $tp/dir=c2a lines/op) (c2a)" "$(m e2e $tp/dir=c2a dropped-frames/op)" "0" "<=" 0

@@ -83,6 +83,8 @@ func runFinish(env *Env, args []string) int {
 	fs.SetOutput(env.Stderr)
 	c.register(fs)
 	fs.BoolVar(&pending, "pending", false, "finish every abandoned connection")
+	var afterParent bool
+	fs.BoolVar(&afterParent, "after-parent", false, "start mapping once the recording that started this finisher has exited (finisher.SpawnEarly)")
 	if err := fs.Parse(args); err != nil || (!pending && fs.NArg() != 1) {
 		fmt.Fprintf(env.Stderr, "acptap %s: [flags] (CONNECTION | --pending)\n", hiddenFinish)
 		return ExitUsage
@@ -106,6 +108,11 @@ func runFinish(env *Env, args []string) int {
 	logger = logger.Named("finisher")
 	if err := finisher.LowerPriority(); err != nil {
 		logger.Warn("finisher runs at the normal CPU priority", "error", err)
+	}
+	if afterParent && !pending {
+		if err := finisher.WaitParent(); err != nil {
+			logger.Warn("finisher", "error", err)
+		}
 	}
 	st, err := store.Open(cfg.Store)
 	if err != nil {

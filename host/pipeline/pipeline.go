@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -349,6 +350,10 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 		split.Split(it, emit)
 		if it.Chunk != nil {
 			held = append(held, it)
+			// A read is up to 64 KiB of lines (a few hundred µs of work):
+			// the tee's copy goroutines, woken by their pipes, get a P
+			// between two reads instead of after Go's 10 ms time slice.
+			runtime.Gosched()
 		}
 	}
 	var window *time.Timer

@@ -56,12 +56,12 @@ type sessionField struct {
 
 // scan returns the sessions the line names for the first time, in order.
 func (t *sessionTracker) scan(line []byte) []string {
-	n := bytes.Count(line, sessionKey)
-	if n == 0 {
+	i := indexSessionKey(line, 0)
+	if i < 0 {
 		return nil
 	}
-	if n == 1 {
-		if id, ok := quickID(line); ok && t.known[id] {
+	if indexSessionKey(line, i+len(sessionKey)) < 0 {
+		if id, ok := quickID(line[i:]); ok && t.known[string(id)] {
 			return nil
 		}
 	}
@@ -94,24 +94,44 @@ func (t *sessionTracker) scan(line []byte) []string {
 	return found
 }
 
-// quickID reads the string after the line's only "sessionId": when it has
-// no escapes.
-func quickID(line []byte) (string, bool) {
-	i := bytes.Index(line, sessionKey)
-	rest := bytes.TrimLeft(line[i+len(sessionKey):], " \t")
+// sessionKeyTail is the end of sessionKey that indexSessionKey looks for:
+// 'I' is rare in JSON, where '"' (sessionKey's first byte) is everywhere.
+var sessionKeyTail = sessionKey[len(sessionKey)-3:]
+
+// indexSessionKey is bytes.Index(line[from:], sessionKey) + from.
+func indexSessionKey(line []byte, from int) int {
+	head := len(sessionKey) - len(sessionKeyTail)
+	for from+head <= len(line) {
+		j := bytes.Index(line[from+head:], sessionKeyTail)
+		if j < 0 {
+			return -1
+		}
+		at := from + j // where sessionKey would start
+		if bytes.Equal(line[at:at+head], sessionKey[:head]) {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// quickID reads the string after the "sessionId" line starts with: when
+// it has no escapes.
+func quickID(line []byte) ([]byte, bool) {
+	rest := bytes.TrimLeft(line[len(sessionKey):], " \t")
 	if len(rest) == 0 || rest[0] != ':' {
-		return "", false
+		return nil, false
 	}
 	rest = bytes.TrimLeft(rest[1:], " \t")
 	if len(rest) == 0 || rest[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	rest = rest[1:]
 	j := bytes.IndexByte(rest, '"')
 	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
-	return string(rest[:j]), true
+	return rest[:j], true
 }
 
 // sessionInfo builds what plugin f is told of a session. Prior is the ASR

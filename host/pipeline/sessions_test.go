@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 )
@@ -25,6 +26,26 @@ func TestSessionTrackerFindsObservedSessions(t *testing.T) {
 	for i, s := range steps {
 		if got := tr.scan([]byte(s.line)); !reflect.DeepEqual(got, s.want) {
 			t.Errorf("step %d %s: got %v, want %v", i, s.line, got, s.want)
+		}
+	}
+}
+
+// indexSessionKey finds what bytes.Index finds, from every start.
+func TestIndexSessionKey(t *testing.T) {
+	lines := []string{
+		``, `"sessionId"`, `x"sessionId"`, `{"a":"Id\"","sessionId":"s"}`, `Id"Id""sessionId"`,
+		`{"sessionId":"a","params":{"sessionId":"b"}}`, `"sessionI"sessionId"d"`, `"session"Id"`,
+		`{"text":"\"sessionId\" Id\" I"}`, `sessionId"`, `"sessionId`,
+	}
+	for _, l := range lines {
+		for from := 0; from <= len(l); from++ {
+			want := bytes.Index([]byte(l[from:]), sessionKey)
+			if want >= 0 {
+				want += from
+			}
+			if got := indexSessionKey([]byte(l), from); got != want {
+				t.Errorf("indexSessionKey(%q, %d) = %d, want %d", l, from, got, want)
+			}
 		}
 	}
 }

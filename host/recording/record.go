@@ -288,6 +288,24 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	defer closeQuietly(rec.logCloser)
 	agentGone := time.Now()
+	// A mapping that is already catching up from the wire log when the
+	// agent exits is handed over whatever happens next (a behind feeder
+	// stays behind): its feeders and plugins stop now, so that capture,
+	// which writes what the tee queued, has the CPUs to itself (everything
+	// they would map, the finisher maps again from the wire log). Its
+	// finisher is started now too, so that its fork, exec and start-up
+	// overlap with capture instead of following it; it maps once acptap
+	// has exited (finisher.SpawnEarly).
+	handOver := rec.marker != nil && rec.exporter == nil && rec.p.Behind()
+	spawned := false
+	if handOver {
+		cancel()
+		if err := finisher.SpawnEarly(rec.s.Self, rec.finisherArgs("--after-parent", rec.conn), rec.marker); err != nil {
+			rec.logger.Warn("finisher not started early; starting it after capture", "error", err)
+		} else {
+			spawned = true
+		}
+	}
 	<-rec.p.CaptureDone()
 	// How long capture took to write what the tee had queued when the agent
 	// exited: the part of acptap's exit that is not mapping.
@@ -309,7 +327,7 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	// A mapping that is caught up finishes within the grace; one whose
 	// feeders are catching up from the wire log does not: it is handed
 	// over at once.
-	if !rec.p.Behind() {
+	if !handOver && !rec.p.Behind() {
 		deadline := time.NewTimer(mappingGrace)
 		defer deadline.Stop()
 		select {
@@ -338,7 +356,10 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	if err := rec.marker.HandOver(stats.Sessions); err != nil {
 		rec.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)
 	}
-	err := finisher.Spawn(rec.s.Self, rec.finisherArgs(rec.conn), rec.marker)
+	var err error
+	if !spawned {
+		err = finisher.Spawn(rec.s.Self, rec.finisherArgs(rec.conn), rec.marker)
+	}
 	rec.marker.Release()
 	if err != nil {
 		rec.logger.Error("mapping not handed over; the next acptap command finishes it", "connection", rec.conn, "error", err)
@@ -355,9 +376,12 @@ func (rec *recorder) markDone() {
 }
 
 // finisherArgs is the command line of a finisher of what (a connection,
-// or "--pending").
-func (rec *recorder) finisherArgs(what string) []string {
-	return append(append(append([]string(nil), rec.s.Finisher...), "--store", rec.st.Root()), what)
+// or "--pending"), flags before it ("--after-parent": it maps once this
+// process has exited, finisher.SpawnEarly).
+func (rec *recorder) finisherArgs(what ...string) []string {
+	args := append([]string(nil), rec.s.Finisher...)
+	args = append(args, what[:len(what)-1]...)
+	return append(append(args, "--store", rec.st.Root()), what[len(what)-1])
 }
 
 // spawnPending starts a detached finisher when the store holds a

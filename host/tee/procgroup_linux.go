@@ -123,9 +123,12 @@ func (g *procGroup) end() {
 	}
 	<-g.dogReady
 	if g.dog != nil {
+		// Not waited for: the watchdog reads "done" from the pipe and exits
+		// whenever it gets the CPU (acptap's exit does not wait for that);
+		// it is reaped in the background, or by init once acptap is gone.
 		_, _ = g.dogIn.Write([]byte(watchdogDone))
 		g.dogIn.Close()
-		_ = g.dog.Wait()
+		go func() { _ = g.dog.Wait() }()
 	}
 }
 

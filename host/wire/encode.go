@@ -31,52 +31,76 @@ var extra = func() (t [256]uint8) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s, which must be valid UTF-8, as a JSON string. One
-// pass sizes the output exactly and a second fills it by index, so a 50 MB
-// line costs two linear scans and a single allocation at most.
-func appendString(dst, s []byte) []byte {
-	n := len(s) + 2
-	for _, c := range s {
-		n += int(extra[c])
+// class[c] says how byte c goes into a JSON string: 0 as it is, 1 as a
+// two-character escape, 5 as \u00XX (extra's values), 2 for a byte of a
+// multi-byte UTF-8 sequence (as it is, once the sequence is checked).
+var class = func() (t [256]uint8) {
+	t = extra
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = 2
 	}
-	dst = slices.Grow(dst, n)
-	o := len(dst)
-	dst = dst[:o+n]
-	out := dst[o:]
-	out[0] = '"'
-	j := 1
-	for i := 0; i < len(s); i++ {
-		if extra[s[i]] == 0 {
-			k := i + 1
-			for k < len(s) && extra[s[k]] == 0 {
-				k++
-			}
-			j += copy(out[j:], s[i:k])
-			i = k - 1
-			continue
+	return t
+}()
+
+// appendString appends s, which must be valid UTF-8 (or a part of such a
+// string cut anywhere: writeBigFrame's segments), as a JSON string; bytes of
+// multi-byte sequences are copied as they are.
+func appendString(dst, s []byte) []byte {
+	dst, _ = appendJSONString(dst, s, false)
+	return dst
+}
+
+// appendStringValid is appendString checking that s is valid UTF-8 as it
+// goes; ok false: it is not (dst then holds a partial string, which the
+// caller cuts off).
+func appendStringValid(dst, s []byte) (_ []byte, ok bool) { return appendJSONString(dst, s, true) }
+
+// appendJSONString is one pass over s; the output is sized for a few
+// escapes and grows by doubling beyond.
+func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
+	dst = slices.Grow(dst, len(s)+len(s)/8+2)
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && class[s[j]] == 0 {
+			j++
 		}
-		c := s[i]
-		if extra[c] == 1 {
-			out[j] = '\\'
+		dst = append(dst, s[i:j]...)
+		if j == len(s) {
+			break
+		}
+		c := s[j]
+		switch class[c] {
+		case 2:
+			if !check {
+				dst = append(dst, c)
+				i = j + 1
+				continue
+			}
+			r, n := utf8.DecodeRune(s[j:])
+			if r == utf8.RuneError && n == 1 {
+				return dst, false
+			}
+			dst = append(dst, s[j:j+n]...)
+			i = j + n
+			continue
+		case 1:
+			e := c
 			switch c {
 			case '\n':
-				out[j+1] = 'n'
+				e = 'n'
 			case '\r':
-				out[j+1] = 'r'
+				e = 'r'
 			case '\t':
-				out[j+1] = 't'
-			default:
-				out[j+1] = c
+				e = 't'
 			}
-			j += 2
-			continue
+			dst = append(dst, '\\', e)
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		out[j], out[j+1], out[j+2], out[j+3] = '\\', 'u', '0', '0'
-		out[j+4], out[j+5] = hexDigits[c>>4], hexDigits[c&0xf]
-		j += 6
+		i = j + 1
 	}
-	out[j] = '"'
-	return dst
+	return append(dst, '"'), true
 }
 
 // minB64Line is the shortest valid UTF-8 line escapesLonger may send to
@@ -164,11 +188,16 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 		}
 		return append(dst, '}', '\n'), nil
 	}
-	if utf8.Valid(e.Line) && !escapesLonger(e.Line) {
+	// A line is checked for UTF-8 as it is escaped (escapesLonger only
+	// counts for lines of 64 KiB and more).
+	mark := len(dst)
+	ok := len(e.Line) < minB64Line || (utf8.Valid(e.Line) && !escapesLonger(e.Line))
+	if ok {
 		dst = append(dst, `,"line":`...)
-		dst = appendString(dst, e.Line)
-	} else {
-		dst = append(dst, `,"b64":"`...)
+		dst, ok = appendStringValid(dst, e.Line)
+	}
+	if !ok {
+		dst = append(dst[:mark], `,"b64":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, e.Line)
 		dst = append(dst, '"')
 	}

@@ -41,6 +41,7 @@ type Reader struct {
 	seq    uint64
 	done   bool
 	rev    *Revision // the last revision entry read
+	slab   lineSlab  // decoded frame lines (fastDecodeFrame)
 }
 
 // Revision returns the last revision entry Next passed over.
@@ -144,6 +145,13 @@ func (r *Reader) Next() (Entry, error) {
 		r.done = true
 		return Entry{}, err
 	}
+	if e, ok := fastDecodeFrame(line, &r.slab); ok {
+		if e.Seq != r.seq+1 {
+			return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
+		}
+		r.seq = e.Seq
+		return e, nil
+	}
 	for bytes.Contains(line, []byte(`"revision"`)) && isRevision(line) {
 		rev, err := parseRevision(line)
 		if err != nil {
@@ -167,6 +175,15 @@ func (r *Reader) Next() (Entry, error) {
 }
 
 func decodeEntry(line []byte) (Entry, error) {
+	if e, ok := fastDecodeFrame(line, nil); ok {
+		return e, nil
+	}
+	return decodeEntryJSON(line)
+}
+
+// decodeEntryJSON is decodeEntry by encoding/json: every line the fast
+// path does not take.
+func decodeEntryJSON(line []byte) (Entry, error) {
 	var j entryJSON
 	if err := json.Unmarshal(line, &j); err != nil {
 		return Entry{}, err

@@ -180,13 +180,88 @@ func stringEnd(b []byte, i int) int {
 }
 
 // indexFold is bytes.Index ignoring ASCII case.
+//
+// The keys are ASCII, so a window of len(sub) bytes equals sub under
+// bytes.EqualFold only if it is ASCII too (a multi-byte rune leaves it
+// fewer runes than sub, an invalid byte is U+FFFD): the search looks for
+// the key's rarest letter, in either case, with bytes.IndexByte, and
+// compares the window around each hit (TestIndexFoldMatchesEqualFold).
 func indexFold(b, sub []byte) int {
-	for i := 0; i+len(sub) <= len(b); i++ {
-		if bytes.EqualFold(b[i:i+len(sub)], sub) {
-			return i
+	n := len(sub)
+	if n == 0 {
+		return 0
+	}
+	k := foldAnchor(sub)
+	lo, up := asciiLower(sub[k]), asciiUpper(sub[k])
+	end := len(b) - (n - 1 - k) // anchor positions are < end
+	nextLo, nextUp := -2, -2    // -2: not searched yet; -1: none left
+	for i := k; i < end; {
+		if nextLo != -1 && nextLo < i {
+			if nextLo = bytes.IndexByte(b[i:end], lo); nextLo >= 0 {
+				nextLo += i
+			}
 		}
+		if lo == up {
+			nextUp = nextLo
+		} else if nextUp != -1 && nextUp < i {
+			if nextUp = bytes.IndexByte(b[i:end], up); nextUp >= 0 {
+				nextUp += i
+			}
+		}
+		j := nextLo
+		if j < 0 || (nextUp >= 0 && nextUp < j) {
+			j = nextUp
+		}
+		if j < 0 {
+			return -1
+		}
+		if at := j - k; asciiEqualFold(b[at:at+n], sub) {
+			return at
+		}
+		i = j + 1
 	}
 	return -1
+}
+
+// foldAnchor is the index of sub's byte least frequent in English and JSON
+// text (a non-letter first: '_' of _meta).
+func foldAnchor(sub []byte) int {
+	const common = "etaoinsrhldcumfpgwybvkxjqz" // most frequent first
+	best, rank := 0, -1
+	for i, c := range sub {
+		r := len(common) + 1 // not a letter: rarest
+		if l := asciiLower(c); l >= 'a' && l <= 'z' {
+			r = strings.IndexByte(common, l)
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+func asciiLower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func asciiUpper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// asciiEqualFold is bytes.EqualFold(w, sub) for an ASCII sub of w's length.
+func asciiEqualFold(w, sub []byte) bool {
+	for i, c := range w {
+		if c >= 0x80 || asciiLower(c) != asciiLower(sub[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cutUnparsed cuts line where the key could start: after a plain

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,4 +139,32 @@ func FuzzScrub(f *testing.F) {
 			t.Fatalf("not idempotent: %q → %q", out, again)
 		}
 	})
+}
+
+// indexFold finds what the plain bytes.EqualFold search finds, for the
+// scrubber's keys, in text with case variants, near misses, multi-byte
+// runes that fold to ASCII (ſ, K) and invalid bytes.
+func TestIndexFoldMatchesEqualFold(t *testing.T) {
+	ref := func(b, sub []byte) int {
+		for i := 0; i+len(sub) <= len(b); i++ {
+			if bytes.EqualFold(b[i:i+len(sub)], sub) {
+				return i
+			}
+		}
+		return -1
+	}
+	pieces := []string{"mcpServers", "MCPSERVERS", "mcpſervers", "mcpServer", "cpServers", "_meta", "_META", "_mEtA", "_met",
+		"meta", "_", "m", "v", "V", "\xff", "K", "é", `"`, " ", "x", "mcpServ", "ers", "_me", "ta"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(8) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		for _, key := range [][]byte{keyMcpServers, keyMeta} {
+			if got, want := indexFold(b, key), ref(b, key); got != want {
+				t.Fatalf("indexFold(%q, %q) = %d, want %d", b, key, got, want)
+			}
+		}
+	}
 }

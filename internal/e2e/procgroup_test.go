@@ -62,6 +62,12 @@ func TestAgentTreeEndsWithAcptap(t *testing.T) {
 				t.Errorf("acptap exited %v; want the agent's 42", err)
 			}
 			poll(t, "the grandchild to be gone", func() bool { return !grandchild.alive() })
+			if sig == syscall.SIGTERM {
+				// A finisher may still be writing the store (record exits
+				// without waiting for it): the temporary directory goes
+				// once it is done.
+				waitMapped(t, []string{"--store", store})
+			}
 		})
 	}
 }

@@ -13,7 +13,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -31,6 +34,15 @@ func SkipSpace(b []byte, i int) int {
 // end or holds a raw control character.
 func StringEnd(b []byte, i int) (end int, ok bool) {
 	for j := i + 1; j < len(b); j++ {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character (a block that may hold one is looked at byte
+		// by byte below).
+		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '\\':
 			j++
@@ -41,6 +53,14 @@ func StringEnd(b []byte, i int) (end int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// special8 reports whether one of the eight bytes of x may be '"', '\\' or
+// below 0x20 (never false when one is).
+func special8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (x-0x20*ones)&^x&highs != 0 || zero(x^('"'*ones)) != 0 || zero(x^('\\'*ones)) != 0
 }
 
 // ValueEnd returns the index after the JSON value that starts at b[i]. A
@@ -186,12 +206,93 @@ func Unquote(body []byte) (s string, ok bool) {
 	if plain(body) {
 		return string(body), true
 	}
-	q := make([]byte, 0, len(body)+2)
-	q = append(append(append(q, '"'), body...), '"')
-	if json.Unmarshal(q, &s) != nil {
+	b, ok := unescape(make([]byte, 0, len(body)+8), body)
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return string(b), true
+}
+
+// unescape appends the decoded string body to dst exactly as
+// encoding/json.Unmarshal decodes "body" into a string (escapes decoded, a
+// lone or broken surrogate escape and every byte of invalid UTF-8 replaced
+// by U+FFFD); ok is false where Unmarshal fails (an unknown escape, a
+// control character, a bare quote).
+func unescape(dst, body []byte) ([]byte, bool) {
+	for r := 0; r < len(body); {
+		c := body[r]
+		switch {
+		case c == '\\':
+			if r+1 >= len(body) {
+				return dst, false
+			}
+			switch body[r+1] {
+			case '"', '\\', '/':
+				dst = append(dst, body[r+1])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				rr := getu4(body[r:])
+				if rr < 0 {
+					return dst, false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(body[r:])); dec != unicode.ReplacementChar {
+						dst = utf8.AppendRune(dst, dec)
+						r += 6
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				dst = utf8.AppendRune(dst, rr)
+				continue
+			default:
+				return dst, false
+			}
+			r += 2
+		case c == '"' || c < 0x20:
+			return dst, false
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(body[r:])
+			dst = utf8.AppendRune(dst, rr)
+			r += size
+		}
+	}
+	return dst, true
+}
+
+// getu4 decodes \uXXXX at the start of b; -1 when there is none.
+func getu4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // String decodes a raw JSON value that is a string (with its quotes).

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -120,4 +121,74 @@ func FuzzMembers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, obj []byte) {
 		check(t, obj)
 	})
+}
+
+// unquoteCases are string bodies with every kind of escape, broken ones,
+// surrogates alone and in pairs, and invalid UTF-8.
+var unquoteCases = []string{
+	``, `plain`, `a\"b`, `\\`, `\/`, `\b\f\n\r\t`, `\u0041\u00e9\u65e5`, `\uD83C\uDF89`, `\ud83c\udf89x`,
+	`\ud83c`, `\udf89`, `\ud83cx`, `\ud83c\u0041`, `\ud83c\ud83c\udf89`, `\u12`, `\u12g4`, `\x`, `\'`, `\`,
+	"a\x01b", `a"b`, "\xff", "a\xc3", "\xed\xa0\x80", "é\\n", "\x7f", "日本\\u8a9e", `\uFFFD`, `\uDFFF\uDBFF`,
+}
+
+// Unquote decodes as encoding/json does, and fails where it fails.
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, c := range unquoteCases {
+		checkUnquote(t, []byte(c))
+	}
+}
+
+func checkUnquote(t *testing.T, body []byte) {
+	q := append(append([]byte{'"'}, body...), '"')
+	if end, ok := StringEnd(q, 0); !ok || end != len(q) {
+		return // not the inside of one JSON string: not Unquote's input
+	}
+	var want string
+	werr := json.Unmarshal(q, &want)
+	got, ok := Unquote(body)
+	if ok != (werr == nil) || got != want {
+		t.Fatalf("Unquote(%q) = %q, %v; encoding/json: %q, %v", body, got, ok, want, werr)
+	}
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, c := range unquoteCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkUnquote(t, body) })
+}
+
+// StringEnd skips eight bytes at a time: it ends where the byte-by-byte
+// scan ends, on strings with quotes, escapes and control bytes anywhere.
+func TestStringEndMatchesByteScan(t *testing.T) {
+	ref := func(b []byte, i int) (int, bool) {
+		for j := i + 1; j < len(b); j++ {
+			switch c := b[j]; {
+			case c == '\\':
+				j++
+			case c == '"':
+				return j + 1, true
+			case c < 0x20:
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	alphabet := []byte("ab\"\\\x01\x1f\x20\x7f\x80\xff\xe2\x82\xac 0123456789")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		b := []byte{'"'}
+		for range rng.IntN(40) {
+			if rng.IntN(3) == 0 {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			} else {
+				b = append(b, 'x')
+			}
+		}
+		e1, ok1 := StringEnd(b, 0)
+		e2, ok2 := ref(b, 0)
+		if e1 != e2 || ok1 != ok2 {
+			t.Fatalf("StringEnd(%q) = %d, %v; byte scan %d, %v", b, e1, ok1, e2, ok2)
+		}
+	}
 }

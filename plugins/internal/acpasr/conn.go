@@ -234,7 +234,7 @@ func (c *conn) frame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
-	m, err := parseRPC(f, data)
+	m, err := parseRPCChecked(f, data, c.schema != nil && c.schema.conforming == f)
 	if err != nil {
 		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())
 		return

@@ -32,16 +32,21 @@ const (
 // nested object or array is only matched by its brackets, so raw must come
 // from JSON known to be valid (parseRPC checks each frame once, and every
 // obj is a part of a frame).
+//
+// The members' values alias raw (capacity cut, so an append never writes
+// into raw): raw must not change while the obj is in use. Every obj is
+// parsed from a member of another, down from the copy of the frame parseRPC
+// makes, so a frame is copied once, not once per nesting level.
 func parseObj(raw []byte) (obj, bool) {
-	o := obj{}
+	o := make(obj, 8)
 	badKey := false
 	ok := jsonscan.Members(raw, func(k, v []byte) bool {
-		key, ok := jsonscan.Unquote(k)
+		key, ok := internKey(k)
 		if !ok {
 			badKey = true
 			return false
 		}
-		o[key] = json.RawMessage(bytes.Clone(v))
+		o[key] = json.RawMessage(v[:len(v):len(v)])
 		return true
 	})
 	if !ok || badKey {
@@ -109,7 +114,7 @@ func (o obj) array(k string) ([]json.RawMessage, state) {
 func splitArray(raw []byte) ([]json.RawMessage, bool) {
 	a := []json.RawMessage{}
 	ok := jsonscan.Elements(raw, func(v []byte) bool {
-		a = append(a, json.RawMessage(bytes.Clone(v)))
+		a = append(a, json.RawMessage(v[:len(v):len(v)])) // aliases raw, as parseObj's members do
 		return true
 	})
 	if !ok {
@@ -209,5 +214,179 @@ func absolutePath(p string) bool {
 // the values are copied raw, a duplicate key keeps its last value. It is
 // exported for translators that feed the engine (plugins/acpv1).
 func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	return parseObj(raw)
+	return parseObj(bytes.Clone(raw))
+}
+
+// knownKey returns the constant string for a member name of ACP messages
+// that most frames hold ("" for others): a switch on constants, which Go
+// compiles to comparisons, so neither a string nor a hash is made per key.
+func knownKey(k []byte) string {
+	switch string(k) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "code":
+		return "code"
+	case "message":
+		return "message"
+	case "data":
+		return "data"
+	case "sessionId":
+		return "sessionId"
+	case "update":
+		return "update"
+	case "sessionUpdate":
+		return "sessionUpdate"
+	case "content":
+		return "content"
+	case "type":
+		return "type"
+	case "text":
+		return "text"
+	case "messageId":
+		return "messageId"
+	case "toolCallId":
+		return "toolCallId"
+	case "status":
+		return "status"
+	case "title":
+		return "title"
+	case "kind":
+		return "kind"
+	case "rawInput":
+		return "rawInput"
+	case "rawOutput":
+		return "rawOutput"
+	case "locations":
+		return "locations"
+	case "path":
+		return "path"
+	case "line":
+		return "line"
+	case "state":
+		return "state"
+	case "stopReason":
+		return "stopReason"
+	case "_meta":
+		return "_meta"
+	case "entries":
+		return "entries"
+	case "priority":
+		return "priority"
+	case "availableCommands":
+		return "availableCommands"
+	case "name":
+		return "name"
+	case "description":
+		return "description"
+	case "input":
+		return "input"
+	case "currentModeId":
+		return "currentModeId"
+	case "modeId":
+		return "modeId"
+	case "mimeType":
+		return "mimeType"
+	case "uri":
+		return "uri"
+	case "resource":
+		return "resource"
+	case "annotations":
+		return "annotations"
+	case "blob":
+		return "blob"
+	case "diff":
+		return "diff"
+	case "oldText":
+		return "oldText"
+	case "newText":
+		return "newText"
+	case "terminalId":
+		return "terminalId"
+	case "output":
+		return "output"
+	case "exitStatus":
+		return "exitStatus"
+	case "exitCode":
+		return "exitCode"
+	case "signal":
+		return "signal"
+	case "protocolVersion":
+		return "protocolVersion"
+	case "clientCapabilities":
+		return "clientCapabilities"
+	case "agentCapabilities":
+		return "agentCapabilities"
+	case "authMethods":
+		return "authMethods"
+	case "cwd":
+		return "cwd"
+	case "mcpServers":
+		return "mcpServers"
+	case "prompt":
+		return "prompt"
+	case "options":
+		return "options"
+	case "optionId":
+		return "optionId"
+	case "outcome":
+		return "outcome"
+	case "toolCall":
+		return "toolCall"
+	case "fs":
+		return "fs"
+	case "readTextFile":
+		return "readTextFile"
+	case "writeTextFile":
+		return "writeTextFile"
+	case "terminal":
+		return "terminal"
+	case "env":
+		return "env"
+	case "args":
+		return "args"
+	case "command":
+		return "command"
+	case "headers":
+		return "headers"
+	case "url":
+		return "url"
+	case "value":
+		return "value"
+	case "usage":
+		return "usage"
+	case "used":
+		return "used"
+	case "size":
+		return "size"
+	case "cost":
+		return "cost"
+	case "amount":
+		return "amount"
+	case "currency":
+		return "currency"
+	case "reason":
+		return "reason"
+	case "role":
+		return "role"
+	}
+	return ""
+}
+
+// internKey unquotes a member name (sdk/jsonscan.Unquote), without
+// allocating for a known one.
+func internKey(k []byte) (string, bool) {
+	if s := knownKey(k); s != "" {
+		return s, true
+	}
+	return jsonscan.Unquote(k)
 }

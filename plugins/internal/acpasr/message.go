@@ -1,6 +1,7 @@
 package acpasr
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -268,7 +269,9 @@ func (s *stream) objectArray(what string, raw json.RawMessage, items []json.RawM
 	return compact(b)
 }
 
+// isObject reports whether x, a member of a frame already known to be JSON
+// (parseRPC), is an object: its first byte says so, without splitting it.
 func isObject(x json.RawMessage) bool {
-	_, ok := parseObj(x)
-	return ok
+	x = bytes.TrimLeft(x, " \t\r\n")
+	return len(x) > 0 && x[0] == '{'
 }

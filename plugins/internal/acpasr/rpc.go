@@ -34,18 +34,20 @@ type rpcMsg struct {
 // parseRPC decodes one frame's message from its JSON-RPC head
 // (sdk.Frame.RPC); data is the frame's bytes as mapped (invalid UTF-8
 // replaced), checked to be valid JSON once here.
-func parseRPC(f *sdk.Frame, data []byte) (rpcMsg, error) {
-	if !json.Valid(data) {
+func parseRPC(f *sdk.Frame, data []byte) (rpcMsg, error) { return parseRPCChecked(f, data, false) }
+
+// parseRPCChecked is parseRPC; isJSON says the frame is known to be JSON
+// (the schema check decoded it and it conforms), so it is not validated a
+// second time.
+func parseRPCChecked(f *sdk.Frame, data []byte, isJSON bool) (rpcMsg, error) {
+	if !isJSON && !json.Valid(data) {
 		return rpcMsg{}, errors.New("not valid JSON")
 	}
-	if len(data) != len(f.Data) || (len(data) > 0 && &data[0] != &f.Data[0]) {
-		g := *f // the bytes mapped are not the frame's: read their head
-		g.Data = data
-		f = &g
-	}
-	// The head's members are slices of the caller's frame: the objects
-	// parsed from them must not alias it (parseObj copies what it keeps; an
-	// aliasing parseObj needs one copy of data here, the head read on it).
+	// The one copy of the frame: the objects parseObj makes alias it (not
+	// the caller's frame), and the head is read on it.
+	g := *f
+	g.Data = bytes.Clone(data)
+	f, data = &g, g.Data
 	h := f.RPC()
 	if h.Kind == sdk.NotRPC {
 		return rpcMsg{}, h.Err

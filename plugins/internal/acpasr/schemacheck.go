@@ -20,6 +20,9 @@ const summaryNonconforming = "nonconforming frame: it does not conform to the of
 type schemaCheck struct {
 	off bool
 	chk *acpschema.Checker
+	// conforming is the last frame the check passed: it is JSON, so the
+	// mapping does not validate it again (parseRPC).
+	conforming *sdk.Frame
 }
 
 // checkSchema reports whether frames are checked (the default).
@@ -71,6 +74,11 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 // frame conforms, is not checked, or is not JSON at all (frame reports
 // that), and in a batch the entries that do not conform.
 func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
+	// Frames of later batches may lie at the same address: the mark is the
+	// check's answer for this frame only.
+	if c.schema != nil {
+		c.schema.conforming = nil
+	}
 	if f.Kind != sdk.KindLine {
 		return "", nil
 	}
@@ -105,7 +113,11 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 		return "", nil
 	}
 	err := c.schema.chk.Check(from, f.Data)
-	if err == nil || !json.Valid(f.Data) {
+	if err == nil {
+		c.schema.conforming = f
+		return "", nil
+	}
+	if !json.Valid(f.Data) {
 		return "", nil
 	}
 	var e *acpschema.Error

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/plugins/acpv2"
+	"github.com/acptap/acptap/plugins/aep"
+	"github.com/acptap/acptap/sdk"
+)
+
+// BenchmarkEngines maps the session of BenchmarkPluginFrames in process
+// through each default plugin's mapper alone (acpv2: the ASR engine with
+// the schema check on, as configured by default; aep), in batches of 256,
+// and, alternately in the same op, parses every frame once with
+// encoding/json into an any (one plain Go JSON parse, the baseline of "the
+// engine at JSON-parse speed"). ratio = parse time / mapping time (≥ 1: the
+// mapper at least as fast as one parse). Profile with -cpuprofile: no gRPC,
+// no process.
+func BenchmarkEngines(b *testing.B) {
+	frames := benchFrames()
+	for _, m := range []struct {
+		name string
+		new  func() sdk.Mapper
+	}{{"acpv2", acpv2.New}, {"aep", aep.New}} {
+		b.Run(m.name, func(b *testing.B) {
+			var tMap, tParse time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				mapAll(b, m.new(), frames, 256)
+				tMap += time.Since(t0)
+				t0 = time.Now()
+				for i := range frames {
+					if frames[i].Kind != sdk.KindLine {
+						continue
+					}
+					var v any
+					if err := json.Unmarshal(frames[i].Data, &v); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tParse += time.Since(t0)
+			}
+			n := float64(len(frames)) * float64(b.N)
+			b.ReportMetric(n/tMap.Seconds(), "frames/s")
+			b.ReportMetric(n/tParse.Seconds(), "goparse-frames/s")
+			b.ReportMetric(tParse.Seconds()/tMap.Seconds(), "ratio")
+		})
+	}
+}

@@ -1,0 +1,246 @@
+package wire
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// The fast path of the reader: a frame entry exactly as the Writer writes
+// it (appendEntry) —
+//
+//	{"type":"frame","seq":N,"at":"RFC3339-UTC","dir":"a2c|c2a","line":"…"[,"nolf":true]}
+//
+// — is decoded in one pass over the line, without encoding/json. Anything
+// else (other entry types, b64 lines, other key orders or spacing, escapes
+// the Writer does not write, invalid UTF-8, times it does not write) is
+// left to decodeEntry, which gives the same entry or error as before: the
+// fast path only ever answers for lines whose decoding by encoding/json it
+// reproduces exactly (TestFastDecodeMatches, FuzzFastDecode).
+
+var (
+	fastFrameHead = []byte(`{"type":"frame","seq":`)
+	fastAt        = []byte(`,"at":"`)
+	fastDir       = []byte(`"dir":"`)
+	fastLine      = []byte(`","line":"`)
+	fastNoLF      = []byte(`,"nolf":true}`)
+)
+
+// lineSlab is where fastDecodeFrame puts decoded lines: one allocation for
+// many short lines (a slab lives as long as any line in it).
+type lineSlab struct{ buf []byte }
+
+const slabSize = 64 << 10
+
+// alloc returns n bytes of fresh memory.
+func (s *lineSlab) alloc(n int) []byte {
+	if s == nil || n > slabSize/4 {
+		return make([]byte, n)
+	}
+	if len(s.buf) < n {
+		s.buf = make([]byte, slabSize)
+	}
+	b := s.buf[:n:n]
+	s.buf = s.buf[n:]
+	return b
+}
+
+// fastDecodeFrame decodes line if it is a frame entry as the Writer writes
+// it; ok false: use decodeEntry.
+func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
+	if !bytes.HasPrefix(line, fastFrameHead) {
+		return e, false
+	}
+	p := line[len(fastFrameHead):]
+	// seq: digits, no leading zero (as strconv.AppendUint writes them).
+	n := 0
+	for n < len(p) && p[n] >= '0' && p[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 19 || (p[0] == '0' && n > 1) {
+		return e, false
+	}
+	seq, err := strconv.ParseUint(string(p[:n]), 10, 64)
+	if err != nil {
+		return e, false
+	}
+	p = p[n:]
+	if bytes.HasPrefix(p, fastAt) {
+		p = p[len(fastAt):]
+		q := bytes.IndexByte(p, '"')
+		if q < 0 {
+			return e, false
+		}
+		at, ok := parseUTC(p[:q])
+		if !ok {
+			return e, false
+		}
+		e.At = at
+		p = p[q+1:]
+	}
+	if len(p) == 0 || p[0] != ',' {
+		return e, false
+	}
+	p = p[1:]
+	if !bytes.HasPrefix(p, fastDir) || len(p) < len(fastDir)+3 {
+		return e, false
+	}
+	p = p[len(fastDir):]
+	switch string(p[:3]) {
+	case "a2c":
+		e.Dir = sdk.A2C
+	case "c2a":
+		e.Dir = sdk.C2A
+	default:
+		return e, false
+	}
+	p = p[3:]
+	if !bytes.HasPrefix(p, fastLine) {
+		return e, false
+	}
+	p = p[len(fastLine):]
+	// The string's end: the first '"' not escaped. The writer's escapes are
+	// \" \\ \n \r \t and \u00XX.
+	out := slab.alloc(len(p))
+	j := 0
+	i := 0
+	for {
+		k := i
+		for k < len(p) && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\' && p[k] < 0x80 {
+			k++
+		}
+		j += copy(out[j:], p[i:k])
+		if k == len(p) {
+			return e, false
+		}
+		c := p[k]
+		switch {
+		case c == '"':
+			p = p[k+1:]
+			goto end
+		case c == '\\':
+			if k+1 >= len(p) {
+				return e, false
+			}
+			switch p[k+1] {
+			case '"', '\\', '/':
+				out[j] = p[k+1]
+			case 'n':
+				out[j] = '\n'
+			case 'r':
+				out[j] = '\r'
+			case 't':
+				out[j] = '\t'
+			case 'b':
+				out[j] = '\b'
+			case 'f':
+				out[j] = '\f'
+			case 'u':
+				// \u00XX below 0x80 only: others (surrogates, non-ASCII)
+				// go to encoding/json.
+				if k+5 >= len(p) || p[k+2] != '0' || p[k+3] != '0' {
+					return e, false
+				}
+				hi, lo := unhex(p[k+4]), unhex(p[k+5])
+				if hi < 0 || lo < 0 || hi > 7 {
+					return e, false
+				}
+				out[j] = byte(hi<<4 | lo)
+				j++
+				i = k + 6
+				continue
+			default:
+				return e, false
+			}
+			j++
+			i = k + 2
+		case c < 0x20:
+			return e, false // invalid JSON
+		default:
+			r, size := utf8.DecodeRune(p[k:])
+			if r == utf8.RuneError && size == 1 {
+				return e, false // encoding/json would put U+FFFD here
+			}
+			j += copy(out[j:], p[k:k+size])
+			i = k + size
+		}
+	}
+end:
+	switch {
+	case len(p) == 1 && p[0] == '}':
+	case bytes.Equal(p, fastNoLF):
+		e.NoLF = true
+	default:
+		return e, false
+	}
+	e.Type, e.Seq, e.Line = TypeFrame, seq, out[:j:j]
+	return e, true
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// parseUTC parses the times appendTime writes (RFC 3339, UTC, "Z", 0–9
+// fraction digits, no trailing zeros) into what time.Parse(RFC3339Nano)
+// returns; ok false for anything else.
+func parseUTC(b []byte) (time.Time, bool) {
+	// 2006-01-02T15:04:05[.fff…]Z
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(s []byte) int {
+		v := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	if day > daysIn(time.Month(month), year) {
+		return time.Time{}, false
+	}
+	nsec := 0
+	frac := b[19 : len(b)-1]
+	if len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || frac[len(frac)-1] == '0' {
+			return time.Time{}, false
+		}
+		nsec = num(frac[1:])
+		if nsec < 0 {
+			return time.Time{}, false
+		}
+		for k := len(frac) - 1; k < 9; k++ {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+func daysIn(m time.Month, year int) int {
+	if m == time.February {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 31 - int((m-1)%7%2)
+}

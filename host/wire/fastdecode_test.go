@@ -1,0 +1,85 @@
+package wire
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// fastCases are frame lines the fast path must decode as encoding/json
+// does, or leave to it: the Writer's own lines and near misses.
+func fastCases(t testing.TB) [][]byte {
+	var lines [][]byte
+	at := time.Date(2026, 12, 1, 12, 0, 0, 123456789, time.UTC)
+	for i, l := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"text":"a\"b\\c\n\t\r\u0001 é 日本 🎉"}}}`,
+		``, `x`, "\x7f", "tab\there", `quote"`, `\u00e9 literal`, "\u2028\u2029", "\uFFFD ok",
+	} {
+		for _, dir := range []sdk.Direction{sdk.A2C, sdk.C2A} {
+			for _, e := range []Entry{
+				{Type: TypeFrame, Seq: uint64(i + 1), At: at, Dir: dir, Line: []byte(l)},
+				{Type: TypeFrame, Seq: 18446744073709551615, Dir: dir, Line: []byte(l), NoLF: true},
+				{Type: TypeFrame, Seq: 7, At: at.Truncate(time.Second), Dir: dir, Line: []byte(l)},
+				{Type: TypeFrame, Seq: 7, At: at.Truncate(time.Millisecond).Add(10 * time.Millisecond), Dir: dir, Line: []byte(l)},
+			} {
+				b, err := appendEntry(nil, &e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, b[:len(b)-1])
+			}
+		}
+	}
+	base := `{"type":"frame","seq":3,"at":"2026-12-01T12:00:00.5Z","dir":"a2c","line":"hello"}`
+	for _, m := range [][2]string{
+		{`"seq":3`, `"seq":03`}, {`"seq":3`, `"seq":-3`}, {`"seq":3`, `"seq":3.0`}, {`"seq":3`, `"seq":99999999999999999999`},
+		{`.5Z`, `.50Z`}, {`.5Z`, `Z`}, {`.5Z`, `.Z`}, {`.5Z`, `.1234567891Z`}, {`.5Z`, `+00:00`},
+		{`12-01`, `02-30`}, {`12-01`, `02-29`}, {`2026-12`, `2024-02`}, {`2026-12-01T12`, `2024-02-29T24`}, {`12:00:00`, `12:60:00`}, {`12:00:00`, `12:00:60`},
+		{`hello`, `he\u0000llo`}, {`hello`, `he\u00e9llo`}, {`hello`, `he\ud83c\udf89llo`}, {`hello`, `he\/llo`}, {`hello`, `he\bllo`},
+		{`hello`, `he\x`}, {`hello`, "he\x01llo"}, {`hello`, "he\xffllo"}, {`hello`, "he\xed\xa0\x80llo"}, {`hello`, `he\`},
+		{`"}`, `","nolf":true}`}, {`"}`, `","nolf":false}`}, {`"}`, `"} `}, {`"}`, `","x":1}`}, {`"}`, `","line":"x"}`},
+		{`"a2c"`, `"A2C"`}, {`"a2c"`, `"a2cx"`}, {`"dir"`, `"Dir"`}, {`{"type"`, `{ "type"`}, {`"frame"`, `"gap"`},
+		{`"line":"hello"`, `"b64":"aGVsbG8="`}, {`,"at":"2026-12-01T12:00:00.5Z"`, ``},
+	} {
+		lines = append(lines, []byte(strings.Replace(base, m[0], m[1], 1)))
+	}
+	return lines
+}
+
+// The fast path answers exactly as encoding/json, or leaves the line to it.
+func TestFastDecodeMatches(t *testing.T) {
+	taken := 0
+	for _, l := range fastCases(t) {
+		if checkFast(t, l) {
+			taken++
+		}
+	}
+	if taken < 60 {
+		t.Errorf("the fast path took %d lines; the Writer's own lines must all take it", taken)
+	}
+}
+
+func checkFast(t testing.TB, line []byte) bool {
+	fast, ok := fastDecodeFrame(line, &lineSlab{})
+	if !ok {
+		return false
+	}
+	slow, err := decodeEntryJSON(line)
+	if err != nil {
+		t.Fatalf("%q: fast path decoded it, encoding/json says %v", line, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q:\nfast %#v\nslow %#v", line, fast, slow)
+	}
+	return true
+}
+
+func FuzzFastDecode(f *testing.F) {
+	for _, l := range fastCases(f) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkFast(t, line) })
+}
