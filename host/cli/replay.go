@@ -11,6 +11,7 @@ import (
 
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/filekind"
+	"github.com/acptap/acptap/host/recording"
 	"github.com/acptap/acptap/host/replay"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/internal/private"
@@ -136,18 +137,19 @@ func runServe(env *Env, c *common, pluginName string) int {
 }
 
 // replayPlugins opens the command's log and what starts the configured
-// replay plugins; the caller closes the log.
+// replay plugins (read from the config by host/recording, as for record
+// and rebuild); the caller closes the log.
 func replayPlugins(env *Env, cfg *config.Config) (*replay.Plugins, io.Closer, error) {
 	logger, closer, err := newCommandLogger(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	cat, err := catalog(env, cfg)
+	rp, err := recording.NewPlugins(cfg, env.Self, logger)
 	if err != nil {
 		closeQuietly(closer)
 		return nil, nil, err
 	}
-	return &replay.Plugins{Catalog: cat, Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision, Logger: logger}, closer, nil
+	return replay.NewPlugins(rp), closer, nil
 }
 
 // parseInterspersed parses flags that may come before or after the

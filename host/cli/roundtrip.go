@@ -63,7 +63,7 @@ func runRoundtrip(env *Env, args []string) int {
 		return fail(err)
 	}
 	defer p.Kill()
-	rt, err := replay.RunRoundTrip(ctx, p, path, ps.Logger)
+	rt, err := replay.RunRoundTrip(ctx, p, path, ps.Pipeline)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}

@@ -12,7 +12,9 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
+	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/host/recording"
 	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
 )
@@ -36,6 +38,18 @@ type Plugins struct {
 	// schema_revision): a v2 replay's default target.
 	SchemaRevision string
 	Logger         hclog.Logger
+	// Pipeline is what the round trip's pipeline shares with every other
+	// (limits, restarts, the launcher a restart starts the plugin again
+	// with): recording.Plugins.Template.
+	Pipeline pipeline.Options
+}
+
+// NewPlugins takes the replay plugins from the configuration as the
+// recording lifecycle reads it (host/recording): the same catalog,
+// revisions table and pipeline limits record and rebuild use.
+func NewPlugins(rp *recording.Plugins) *Plugins {
+	t := rp.Template()
+	return &Plugins{Catalog: rp.Catalog(), Revisions: t.Revisions, SchemaRevision: t.SchemaRevision, Logger: t.Logger, Pipeline: t}
 }
 
 // Plugin is a plugin process with the replay capability.

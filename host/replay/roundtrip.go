@@ -67,7 +67,9 @@ const roundTripConnection = "roundtrip"
 // `acptap rebuild` maps a recorded connection) with the same plugin as the
 // revision's recorder — and compares the context views of S and of the
 // recording. The wire log lives in a temporary directory, removed after.
-func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logger) (*RoundTrip, error) {
+// base is what the pipeline shares with every other (Plugins.Pipeline; the
+// zero value: defaults, no restarts).
+func RunRoundTrip(ctx context.Context, p *Plugin, path string, base pipeline.Options) (*RoundTrip, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func RunRoundTrip(ctx context.Context, p *Plugin, path string, logger hclog.Logg
 	if err != nil {
 		return nil, err
 	}
-	recorded, err := record(ctx, p, wirePath, src.Header.SessionID, logger)
+	recorded, err := record(ctx, p, wirePath, src.Header.SessionID, base)
 	if err != nil {
 		return nil, fmt.Errorf("record the replay: %w", err)
 	}
@@ -150,29 +152,37 @@ func writeReplayLog(ctx context.Context, p *Plugin, path, wirePath string, befor
 // record maps the wire log through the pipeline with the plugin as the
 // revision's only (so primary) plugin, and returns the ASR stream it wrote
 // for the session.
-func record(ctx context.Context, p *Plugin, wirePath, session string, logger hclog.Logger) ([]byte, error) {
+func record(ctx context.Context, p *Plugin, wirePath, session string, base pipeline.Options) ([]byte, error) {
 	name := p.inst.Spec.Name
+	restart := base.Launch
 	launched := false
-	launch := func(ctx context.Context, n string) (*pipeline.Plugin, error) {
-		if n != name || launched {
-			// No restarts (MaxRestarts 0): the replay plugin is the one
-			// instance, and its caller stops it.
-			return nil, fmt.Errorf("plugin %s: only the replay's own instance records the replay", n)
+	o := base
+	// The replay's own instance records first; a restart (base.MaxRestarts)
+	// starts the plugin again as any pipeline does. The caller stops the
+	// replay's instance.
+	o.Launch = func(ctx context.Context, n string) (*pipeline.Plugin, error) {
+		switch {
+		case n != name:
+			return nil, fmt.Errorf("plugin %s: only %s records the replay", n, name)
+		case !launched:
+			launched = true
+			return &pipeline.Plugin{Name: name, Info: p.inst.Info, Mapper: p.inst.Mapper, Kill: p.inst.Kill, Release: func() {}}, nil
+		case restart == nil:
+			return nil, fmt.Errorf("plugin %s: no launcher to start it again", name)
 		}
-		launched = true
-		return &pipeline.Plugin{Name: name, Info: p.inst.Info, Mapper: p.inst.Mapper, Kill: p.inst.Kill, Release: func() {}}, nil
+		return restart(ctx, n)
 	}
-	if logger == nil {
-		logger = hclog.NewNullLogger()
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
 	}
 	sink := &streamSink{session: session}
-	pl := pipeline.New(pipeline.Options{
-		WirePath: wirePath, Connection: roundTripConnection, Mode: sdk.ModeRebuild,
-		ForceRevision: p.target, Revisions: map[string][]string{p.target: {name}},
-		Configs: map[string][]byte{name: p.config}, Launch: launch, Sink: sink,
-		Logger: logger.Named("roundtrip"), FinishReason: roundTripConnection,
-		OnReadProblem: func(pr wire.Problem) { sink.gap(fmt.Sprintf("wire log line %d: %s", pr.Line, pr.Reason)) },
-	})
+	o.WirePath, o.Connection, o.Agent, o.Mode = wirePath, roundTripConnection, nil, sdk.ModeRebuild
+	o.ForceRevision, o.Revisions, o.Routing = p.target, map[string][]string{p.target: {name}}, pipeline.Routing{}
+	o.Configs = map[string][]byte{name: p.config}
+	o.Sink, o.Sessions, o.Source, o.ResolveSessions, o.OnSession = sink, nil, nil, false, nil
+	o.Logger, o.FinishReason = o.Logger.Named("roundtrip"), roundTripConnection
+	o.OnReadProblem = func(pr wire.Problem) { sink.gap(fmt.Sprintf("wire log line %d: %s", pr.Line, pr.Reason)) }
+	pl := pipeline.New(o)
 	if err := pl.Rebuild(ctx); err != nil {
 		return nil, err
 	}

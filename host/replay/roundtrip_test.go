@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
 	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/plugins/acpv1"
@@ -40,7 +41,7 @@ func TestASR732_RoundTripOverPipeline(t *testing.T) {
 		target string
 	}{{"v2", acpv2.New(), acpv2.Input}, {"v1", acpv1.New(), ireplay.TargetV1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			rt, err := RunRoundTrip(context.Background(), inProcess(t, tc.m, tc.target), everyType, nil)
+			rt, err := RunRoundTrip(context.Background(), inProcess(t, tc.m, tc.target), everyType, pipeline.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestRoundTripRecorderFails(t *testing.T) {
 	m := acpv2.New()
 	p := inProcess(t, m, acpv2.Input)
 	p.inst.Mapper = failingMapper{m}
-	_, err := RunRoundTrip(context.Background(), p, everyType, nil)
+	_, err := RunRoundTrip(context.Background(), p, everyType, pipeline.Options{})
 	if err == nil || !strings.Contains(err.Error(), "mapper broke") {
 		t.Errorf("err = %v, want the recorder's failure", err)
 	}
