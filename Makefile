@@ -1,12 +1,14 @@
 # The test command of the README. It installs the npm packages the
 # SDK-driven tests need (the official @agentclientprotocol/sdk, pinned in
 # testdata/sdk/package-lock.json, and the third-party peers of
-# testdata/thirdparty), then vets and tests every package.
+# testdata/thirdparty), then vets and tests every package, and those of the
+# example plugin, a module of its own (examples/acme-plugin).
 .PHONY: test node-deps generate bench
 
 test: node-deps
 	go vet ./...
 	go test -count=1 ./...
+	cd examples/acme-plugin && go vet ./... && go test -count=1 ./...
 
 node-deps: testdata/sdk/node_modules/.package-lock.json testdata/sdk24/node_modules/.package-lock.json testdata/thirdparty/node_modules/.package-lock.json
 

@@ -5,19 +5,6 @@ import (
 	"io"
 )
 
-// Info describes a plugin. Inputs are the revisions it claims
-// ("acp/2@2.0.0-alpha.9", "acp/1", "acp-v1-log", "_acme/*"), Outputs what it
-// produces ("asr", "aep"), Capabilities what it can do ("record", "replay",
-// "convert").
-type Info struct {
-	Name         string
-	Version      string
-	Description  string
-	Inputs       []string
-	Outputs      []string
-	Capabilities []string
-}
-
 // Mode says where the frames come from.
 type Mode string
 
@@ -38,18 +25,6 @@ type StartRequest struct {
 	// Input is the revision the router selected.
 	Input string
 	Mode  Mode
-	// Prior holds what the store already has for sessions this connection
-	// may touch.
-	Prior []PriorSession
-}
-
-// PriorSession is a session's earlier state in the store.
-type PriorSession struct {
-	SessionID string
-	// Connections counts the earlier connections that observed the session.
-	Connections int
-	// Records are the stream's lines already written (header first).
-	Records [][]byte
 }
 
 // Mapper is what a plugin author implements.

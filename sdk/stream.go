@@ -64,9 +64,6 @@ const summaryInternal = "internal error while mapping"
 // declares from its header on (ASR-722).
 func NewStreams(req StartRequest, producer asr.Producer) *Streams {
 	w := &Streams{wire: req.WireLog, producer: producer, prior: map[string]*priorStream{}, open: map[string]*Stream{}}
-	for _, p := range req.Prior {
-		w.takeUp(p.SessionID, p.Records, nil)
-	}
 	return w
 }
 

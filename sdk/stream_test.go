@@ -9,6 +9,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 )
 
 var at = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
@@ -219,5 +220,41 @@ func TestStreamsEncodeError(t *testing.T) {
 	outs := got(w.Take())
 	if len(outs) != 3 || outs[1] != "s diagnostic internal error while mapping" || !strings.Contains(outs[2], `"seq":1,`) {
 		t.Fatalf("outputs: %q", outs)
+	}
+}
+
+// TestStreamsValidASR: what the writer writes — a new stream and one that
+// continues a prior stream, with records, a loss and a gap — is a valid ASR
+// stream for the stream validator (header first, dense seqs, r<seq> ids,
+// envelopes and declarations by the schema).
+func TestStreamsValidASR(t *testing.T) {
+	first := sdk.NewStreams(sdk.StartRequest{WireLog: "c-1.jsonl"}, producer)
+	st := first.Open("s", line(1, 0))
+	st.Write(&asr.State{Envelope: asr.Envelope{Type: asr.TypeState}, State: "running"}, sdk.When{At: at}, 1)
+	st.Declare([]string{"reasoning"}, sdk.When{At: at}, 2)
+	first.Gap(&sdk.Frame{Kind: sdk.KindGap, Seq: 3, At: at}, "_t/gap")
+	var lines [][]byte
+	for _, o := range first.Take() {
+		lines = append(lines, o.JSON)
+	}
+	second := sdk.NewStreams(sdk.StartRequest{WireLog: "c-2.jsonl"}, producer)
+	second.TakeUp(&sdk.Frame{Kind: sdk.KindSession, Seq: 1, Session: &sdk.SessionInfo{ID: "s", Connections: 1, Prior: lines}})
+	st = second.Open("s", line(1, 5))
+	st.Write(&asr.State{Envelope: asr.Envelope{Type: asr.TypeState}, State: "idle"}, sdk.When{At: at.Add(time.Second)}, 1)
+	second.Gap(&sdk.Frame{Kind: sdk.KindGap, Seq: 2, At: at}, "_t/gap", "_t/other")
+	for _, o := range second.Take() {
+		lines = append(lines, o.JSON)
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	var problems []string
+	if _, err := asrcheck.Validate(strings.NewReader(b.String()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 || len(lines) != 6 {
+		t.Fatalf("%d lines, problems:\n%s\n%s", len(lines), strings.Join(problems, "\n"), b.String())
 	}
 }

@@ -71,6 +71,9 @@ type Frame struct {
 	Gap Gap
 	// Session describes a KindSession frame.
 	Session *SessionInfo
+
+	// rpc caches the JSON-RPC head (see RPC).
+	rpc *rpcCache
 }
 
 // SessionInfo is what the host knows of a session when this connection
@@ -159,9 +162,6 @@ type Output struct {
 	Session string
 	// JSON is one JSON value without LF (headers, records, events, frames).
 	JSON []byte
-	// Stream names a non-built-in output family ("_acme/progress"); empty for
-	// the built-in kinds.
-	Stream string
 	// FrameSeqs are the wire seqs the output came from.
 	FrameSeqs []uint64
 	// Diagnostics only.

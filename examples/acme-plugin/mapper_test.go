@@ -198,3 +198,12 @@ func TestContinuesItsStream(t *testing.T) {
 		t.Errorf("outputs (-want +got):\n%s", d)
 	}
 }
+
+// TestUndecodableProgressIsDiagnosed: an _acme/progress update with a
+// member of the wrong type (here _meta) is not recorded, and says so.
+func TestUndecodableProgressIsDiagnosed(t *testing.T) {
+	outs := mappertest.Run(t, New(), start, mappertest.Frames(base, progress("s1", `"progressId":"p","_meta":5`)), 0)
+	if len(outs) != 1 || outs[0].Kind != sdk.Diagnostic || outs[0].Summary != "_acme/progress: update does not decode" {
+		t.Fatalf("outputs: %+v", outs)
+	}
+}

@@ -83,7 +83,7 @@ func (ci *claimIndex) claimers(rev string) []string {
 			continue
 		}
 		spec, _ := ci.cat.Resolve(n)
-		list = append(list, claimer{n, slices.Contains(info.Outputs, "asr"), !spec.Builtin})
+		list = append(list, claimer{n, info.Writes(sdk.FormatASR), !spec.Builtin})
 	}
 	sort.SliceStable(list, func(i, j int) bool {
 		a, b := list[i], list[j]

@@ -21,6 +21,7 @@ import (
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 var (
@@ -152,7 +153,7 @@ func gzipBytes(t *testing.T, b []byte) []byte {
 // stream rules and returns the counts by type.
 func validAEP(t *testing.T, path string) map[string]int {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,19 +12,20 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/sdk"
 )
 
 type pluginReport struct {
-	Name         string   `json:"name"`
-	Version      string   `json:"version,omitempty"`
-	Kind         string   `json:"kind"`
-	Path         string   `json:"path"`
-	SHA256       string   `json:"sha256,omitempty"`
-	Pinned       bool     `json:"pinned"`
-	Inputs       []string `json:"inputs,omitempty"`
-	Outputs      []string `json:"outputs,omitempty"`
-	Capabilities []string `json:"capabilities,omitempty"`
-	Revisions    []string `json:"revisions,omitempty"`
+	Name         string           `json:"name"`
+	Version      string           `json:"version,omitempty"`
+	Kind         string           `json:"kind"`
+	Path         string           `json:"path"`
+	SHA256       string           `json:"sha256,omitempty"`
+	Pinned       bool             `json:"pinned"`
+	Inputs       []string         `json:"inputs,omitempty"`
+	Outputs      []sdk.Format     `json:"outputs,omitempty"`
+	Capabilities []sdk.Capability `json:"capabilities,omitempty"`
+	Revisions    []string         `json:"revisions,omitempty"`
 	// ClaimedRevisions are the revisions the plugin maps because it claims
 	// them (Inputs) and the revisions table does not name them.
 	ClaimedRevisions []string `json:"claimedRevisions,omitempty"`
@@ -109,7 +110,7 @@ func runPlugins(env *Env, args []string) int {
 				sum += " (pinned)"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Version), r.Kind,
-				dash(strings.Join(r.Inputs, ",")), dash(strings.Join(r.Outputs, ",")), dash(strings.Join(r.Capabilities, ",")),
+				dash(strings.Join(r.Inputs, ",")), dash(joinNames(r.Outputs)), dash(joinNames(r.Capabilities)),
 				dash(strings.Join(revs, ",")), starts, dash(sum), r.Path)
 		}
 		tw.Flush()
@@ -159,4 +160,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// joinNames joins typed names (formats, capabilities) with commas.
+func joinNames[T ~string](xs []T) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(x))
+	}
+	return b.String()
 }

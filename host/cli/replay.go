@@ -217,7 +217,7 @@ func launchReplayerFor(ctx context.Context, env *Env, cfg *config.Config, logger
 			continue
 		}
 		rep, ok := inst.Mapper.(sdk.Replayer)
-		if !ok || !slices.Contains(inst.Info.Capabilities, "replay") {
+		if !ok || !inst.Info.Can(sdk.CapabilityReplay) {
 			inst.Kill()
 			errs = append(errs, fmt.Sprintf("plugin %s has no replay capability", n))
 			continue

@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 )
 
 // maxJSONProblems caps the problems --json lists per file.
@@ -36,12 +36,12 @@ func runValidate(env *Env, args []string) int {
 		return ExitUsage
 	}
 	type fileReport struct {
-		File            string        `json:"file"`
-		Valid           bool          `json:"valid"`
-		Error           string        `json:"error,omitempty"`
-		Summary         *asr.Summary  `json:"summary,omitempty"`
-		Problems        []asr.Problem `json:"problems"`
-		ProblemsOmitted int           `json:"problemsOmitted,omitempty"`
+		File            string             `json:"file"`
+		Valid           bool               `json:"valid"`
+		Error           string             `json:"error,omitempty"`
+		Summary         *asrcheck.Summary  `json:"summary,omitempty"`
+		Problems        []asrcheck.Problem `json:"problems"`
+		ProblemsOmitted int                `json:"problemsOmitted,omitempty"`
 	}
 	var reports []fileReport
 	code := ExitOK
@@ -50,14 +50,14 @@ func runValidate(env *Env, args []string) int {
 		if err != nil {
 			code = ExitFailure
 			if *asJSON {
-				reports = append(reports, fileReport{File: arg, Error: oneLine(err), Problems: []asr.Problem{}})
+				reports = append(reports, fileReport{File: arg, Error: oneLine(err), Problems: []asrcheck.Problem{}})
 			} else {
 				fmt.Fprintf(env.Stderr, "acptap validate: %s\n", oneLine(err))
 			}
 			continue
 		}
-		rep := fileReport{File: name, Problems: []asr.Problem{}}
-		sum, err := asr.ValidateLimit(r, *maxLine, func(p asr.Problem) {
+		rep := fileReport{File: name, Problems: []asrcheck.Problem{}}
+		sum, err := asrcheck.ValidateLimit(r, *maxLine, func(p asrcheck.Problem) {
 			if *asJSON {
 				if len(rep.Problems) < maxJSONProblems {
 					rep.Problems = append(rep.Problems, p)
@@ -103,9 +103,9 @@ func runValidate(env *Env, args []string) int {
 
 // problemLine renders file:line: message (file: message for the stream as
 // a whole).
-func problemLine(name string, p asr.Problem) string {
+func problemLine(name string, p asrcheck.Problem) string {
 	msg := p.Message
-	if p.Severity == asr.SeverityWarning {
+	if p.Severity == asrcheck.SeverityWarning {
 		msg = "warning: " + msg
 	}
 	if p.Line == 0 {
@@ -115,7 +115,7 @@ func problemLine(name string, p asr.Problem) string {
 }
 
 // summaryLine is the verdict for one file.
-func summaryLine(name string, s asr.Summary, read bool) string {
+func summaryLine(name string, s asrcheck.Summary, read bool) string {
 	entities := "entities"
 	if s.Entities == 1 {
 		entities = "entity"

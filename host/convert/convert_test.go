@@ -19,6 +19,7 @@ import (
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -84,7 +85,7 @@ func convert(t *testing.T, input string, opts Options) *Result {
 // and returns the events' types.
 func checkAEP(t *testing.T, path string) map[string]int {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ type lineMapper struct {
 }
 
 func (m *lineMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "lines", Version: "1", Inputs: []string{"acp/2@x"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "lines", Version: "1", Inputs: []string{"acp/2@x"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (m *lineMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) { return m, nil }

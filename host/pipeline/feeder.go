@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -148,7 +147,7 @@ func (f *feeder) start(ctx context.Context) error {
 // writesASR says whether the plugin writes ASR streams (its Info lists
 // the "asr" output).
 func (f *feeder) writesASR() bool {
-	return f.plug != nil && slices.Contains(f.plug.Info.Outputs, "asr")
+	return f.plug != nil && f.plug.Info.Writes(sdk.FormatASR)
 }
 
 // catchUp maps what the wire log holds beyond lastFed. It returns true

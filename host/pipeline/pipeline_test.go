@@ -25,7 +25,7 @@ type countMapper struct {
 }
 
 func (m *countMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "count", Version: "1", Inputs: []string{"acp/2@x"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "count", Version: "1", Inputs: []string{"acp/2@x"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (m *countMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) {

@@ -105,6 +105,9 @@ func launch(ctx context.Context, spec Spec, logger hclog.Logger, lower bool) (*I
 	ictx, cancel := context.WithTimeout(ctx, InfoTimeout)
 	info, err := m.Info(ictx)
 	cancel()
+	if err == nil {
+		err = info.Check()
+	}
 	if err != nil {
 		client.Kill()
 		release()

@@ -15,6 +15,7 @@ import (
 	"github.com/acptap/acptap/host/eventstream"
 	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 // Limits and defaults of the relay.
@@ -92,7 +93,7 @@ type Counts struct {
 type Server struct {
 	opts      Options
 	log       hclog.Logger
-	validator *aep.Validator
+	validator *aepcheck.Validator
 	handler   http.Handler
 	hub       *eventstream.Hub[*item]
 	bodies    chan struct{}
@@ -145,7 +146,7 @@ func New(opts Options) (*Server, error) {
 	if err := private.MkdirAll(opts.Root); err != nil {
 		return nil, fmt.Errorf("relay store: %w", err)
 	}
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		return nil, err
 	}

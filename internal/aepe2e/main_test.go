@@ -13,6 +13,7 @@ import (
 
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 // acptapBin is the acptap binary TestMain builds once.
@@ -92,7 +93,7 @@ type event struct {
 // unique ids — and returns the events.
 func checkAEPLog(t *testing.T, path string) []event {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

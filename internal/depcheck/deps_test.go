@@ -22,7 +22,7 @@ type pkg struct {
 var shared = map[string]bool{
 	"internal/acpschema": true, // the official ACP schemas and the frame checker
 	"internal/jsonscan":  true, // the one-pass JSON member scanner
-	"internal/jsonl":     true, // the one line reader (torn tail, bounded lines)
+	"internal/jsonl":     true, // the LF line reader with the torn-tail rule
 	"internal/replay":    true, // the loss report and the round-trip check
 	"internal/release":   true, // acptap's version, the built-in plugins' too
 }

@@ -59,14 +59,17 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// build compiles the three binaries with one go build (they share the work).
+// build compiles the binaries: acptap and the faulty plugin with one go
+// build (they share the work), the acme plugin in its own module.
 func build(tmp string) error {
 	out := filepath.Join(tmp, "bin")
 	var err error
-	if acptapBin, err = testpeers.Build(out, "./cmd/acptap", "./examples/acme-plugin", "./internal/e2e/testdata/faultyplugin"); err != nil {
+	if acptapBin, err = testpeers.Build(out, "./cmd/acptap", "./internal/e2e/testdata/faultyplugin"); err != nil {
 		return err
 	}
-	acmeBin = filepath.Join(out, "acme-plugin")
+	if acmeBin, err = testpeers.BuildModule(out, "examples/acme-plugin"); err != nil {
+		return err
+	}
 	faultyBin = filepath.Join(out, "faultyplugin")
 	selfBin, err = os.Executable()
 	return err

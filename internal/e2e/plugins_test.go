@@ -371,6 +371,36 @@ func TestPluginsCommand(t *testing.T) {
 	}
 }
 
+// TestPluginClaimChecked: a plugin that claims a capability the host does
+// not know does not start (sdk.Info.Check, run on every plugin the host
+// starts), and `acptap plugins` says which name and, since the plugin is
+// configured for a revision, exits 1.
+func TestPluginClaimChecked(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"faulty": faultyBin})
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), fmt.Sprintf("plugin_path = [%q]\n\n[revisions]\n%q = [\"acpv2\", \"faulty\"]\n", dir, revision))
+	t.Setenv("FAULTY_INFO", "unknown-capability")
+	out, errOut, code := runAcptap(t, "plugins", "--json", "--store", t.TempDir(), "--config", cfg)
+	if code != 1 {
+		t.Fatalf("acptap plugins exited %d, want 1; stderr: %s\n%s", code, errOut, out)
+	}
+	var reps []struct {
+		Name, Error string
+		Starts      bool
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatalf("acptap plugins --json: %v\n%s", err, out)
+	}
+	for _, r := range reps {
+		if r.Name == "faulty" {
+			if r.Starts || !strings.Contains(r.Error, `unknown capability "stream"`) {
+				t.Errorf("faulty: %+v, want it refused for its unknown capability", r)
+			}
+			return
+		}
+	}
+	t.Fatalf("faulty not listed: %s", out)
+}
+
 // TestNoOrphanPlugins: when `acptap record` is SIGKILLed mid-session, the
 // plugin processes (built-in and external) and the agent do not outlive it.
 func TestNoOrphanPlugins(t *testing.T) {

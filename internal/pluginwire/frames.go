@@ -44,11 +44,6 @@ var (
 	unicodeEscape = []byte(`\u`)
 )
 
-type rpcHead struct {
-	ID     json.RawMessage `json:"id"`
-	Method *string         `json:"method"`
-}
-
 // Line appends the frames of one wire line to out.
 func (b *FrameBuilder) Line(out []sdk.Frame, seq uint64, dir sdk.Direction, at time.Time, line []byte) []sdk.Frame {
 	trim := bytes.TrimSpace(line)
@@ -87,17 +82,17 @@ func (b *FrameBuilder) join(f *sdk.Frame, elem []byte) {
 	if !bytes.Contains(elem, keyID) && !bytes.Contains(elem, unicodeEscape) {
 		return
 	}
-	var h rpcHead
-	if json.Unmarshal(elem, &h) != nil || len(h.ID) == 0 || string(h.ID) == "null" {
+	h := f.RPC() // kept with the frame: an in-process mapper reads it again for free
+	if len(h.ID) == 0 || string(h.ID) == "null" || (h.Kind == sdk.NotRPC && h.Err != sdk.ErrNotRPC) || !json.Valid(elem) {
 		return
 	}
-	id := string(bytes.TrimSpace(h.ID))
-	if h.Method != nil {
+	id := string(h.ID)
+	if h.Kind == sdk.Request {
 		k := pendingKey{f.Dir, id}
 		if _, dup := b.pending[k]; !dup {
 			b.order = append(b.order, k)
 		}
-		b.pending[k] = pendingReq{seq: f.Seq, method: *h.Method}
+		b.pending[k] = pendingReq{seq: f.Seq, method: h.Method}
 		b.evict()
 		return
 	}

@@ -36,3 +36,17 @@ func TestWireVersionMatchesProto(t *testing.T) {
 		t.Errorf("part size %d must be well under the max message size %d", PartSize, MaxMessageSize)
 	}
 }
+
+// TestHandshakeUnchanged: plugins built against earlier releases (when the
+// wire lived in package sdk) handshake with these values; changing any of
+// them cuts those plugins off, which only a new wire version may do.
+func TestHandshakeUnchanged(t *testing.T) {
+	if WireVersion != 1 || Handshake.MagicCookieKey != "ACPTAP_PLUGIN_MAGIC_COOKIE" ||
+		Handshake.MagicCookieValue != "9c6e0a3b1f4d4e0f8a7d2b5c3e1f6a90-acptap-mapper" || PluginKey != "mapper" {
+		t.Errorf("wire v%d, cookie %s=%s, plugin key %q: not what wire v1 plugins speak",
+			WireVersion, Handshake.MagicCookieKey, Handshake.MagicCookieValue, PluginKey)
+	}
+	if got := pb.File_mapper_proto.Services().Get(0).FullName(); got != "acptap.mapper.v1.Mapper" {
+		t.Errorf("gRPC service %s, want acptap.mapper.v1.Mapper", got)
+	}
+}

@@ -163,7 +163,6 @@ func toProtoOutputs(outs []sdk.Output) [][]*pb.Output {
 				Kind:      pb.OutputKind(o.Kind),
 				Session:   o.Session,
 				Json:      data[:n],
-				Stream:    o.Stream,
 				JsonMore:  len(data) > n,
 				FrameSeqs: o.FrameSeqs,
 				Severity:  pb.Severity(o.Severity),
@@ -203,7 +202,6 @@ func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 		Kind:      sdk.OutputKind(m.Kind),
 		Session:   m.Session,
 		JSON:      m.Json,
-		Stream:    m.Stream,
 		FrameSeqs: m.FrameSeqs,
 		Severity:  sdk.Severity(m.Severity),
 		Summary:   m.Summary,
@@ -219,26 +217,42 @@ func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 
 func infoToProto(i sdk.Info) *pb.InfoResponse {
 	return &pb.InfoResponse{Name: i.Name, Version: i.Version, Description: i.Description,
-		Inputs: i.Inputs, Outputs: i.Outputs, Capabilities: i.Capabilities}
+		Inputs: i.Inputs, Outputs: names(i.Outputs), Capabilities: names(i.Capabilities)}
 }
 
 func infoFromProto(p *pb.InfoResponse) sdk.Info {
 	return sdk.Info{Name: p.Name, Version: p.Version, Description: p.Description,
-		Inputs: p.Inputs, Outputs: p.Outputs, Capabilities: p.Capabilities}
+		Inputs: p.Inputs, Outputs: typed[sdk.Format](p.Outputs), Capabilities: typed[sdk.Capability](p.Capabilities)}
 }
 
 func startToProto(r sdk.StartRequest) *pb.Start {
-	s := &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
-	for _, p := range r.Prior {
-		s.Prior = append(s.Prior, &pb.PriorSession{SessionId: p.SessionID, Connections: uint32(p.Connections), Records: p.Records})
-	}
-	return s
+	return &pb.Start{Config: r.Config, Connection: r.Connection, WireLog: r.WireLog, Input: r.Input, Mode: string(r.Mode)}
 }
 
 func startFromProto(s *pb.Start) sdk.StartRequest {
-	r := sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
-	for _, p := range s.Prior {
-		r.Prior = append(r.Prior, sdk.PriorSession{SessionID: p.SessionId, Connections: int(p.Connections), Records: p.Records})
+	return sdk.StartRequest{Config: s.Config, Connection: s.Connection, WireLog: s.WireLog, Input: s.Input, Mode: sdk.Mode(s.Mode)}
+}
+
+// names and typed convert between the sdk's typed names (formats,
+// capabilities) and the strings of the wire; Info.Check judges them.
+func names[T ~string](xs []T) []string {
+	if len(xs) == 0 {
+		return nil
 	}
-	return r
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
+
+func typed[T ~string](xs []string) []T {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = T(x)
+	}
+	return out
 }

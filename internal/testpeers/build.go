@@ -55,6 +55,27 @@ func Build(dir string, pkgs ...string) (string, error) {
 	return out, nil
 }
 
+// BuildModule builds the main package at the root of a nested module (a
+// directory of this repository with its own go.mod, such as
+// examples/acme-plugin, which the root module's packages do not include)
+// into dir and returns the binary's path (dir/<base of moduleDir>).
+func BuildModule(dir, moduleDir string) (string, error) {
+	root, err := moduleRootFromWD()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, filepath.Base(moduleDir))
+	cmd := exec.Command(GoTool(), "build", "-o", out, ".")
+	cmd.Dir = filepath.Join(root, filepath.FromSlash(moduleDir))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build in %s: %v\n%s", moduleDir, err, b)
+	}
+	return out, nil
+}
+
 // moduleRootFromWD walks up from the working directory (go test runs in
 // the package directory) to this module's go.mod.
 func moduleRootFromWD() (string, error) {

@@ -8,7 +8,7 @@ import (
 
 // TestGoldenV1UpdateKinds maps each update-kind fixture (fixtures_test.go)
 // and compares every output (headers, records, diagnostics, frame seqs)
-// with testdata/<name>.golden.jsonl; every stream passes asr.Validate.
+// with testdata/<name>.golden.jsonl; every stream passes asrcheck.Validate.
 func TestGoldenV1UpdateKinds(t *testing.T) {
 	for _, name := range sortedNames(kindFixtures) {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,12 +24,12 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 const testWire = "wire/c-v1.jsonl"
 
 // startReq is a live recording's start request (convert: ModeConvert).
-func startReq(mode sdk.Mode, config string, prior ...sdk.PriorSession) sdk.StartRequest {
+func startReq(mode sdk.Mode, config string) sdk.StartRequest {
 	input := Input
 	if mode == sdk.ModeConvert {
 		input = InputLog
 	}
-	return sdk.StartRequest{Config: []byte(config), Connection: "c-v1", WireLog: testWire, Input: input, Mode: mode, Prior: prior}
+	return sdk.StartRequest{Config: []byte(config), Connection: "c-v1", WireLog: testWire, Input: input, Mode: mode}
 }
 
 var live = startReq(sdk.ModeRecord, "")
@@ -40,7 +40,7 @@ func parseFrames(t testing.TB, text string) []sdk.Frame {
 }
 
 // mapAll runs a fresh mapper over frames, finishes it, and checks that
-// every output is one JSON line and every stream passes asr.Validate.
+// every output is one JSON line and every stream passes asrcheck.Validate.
 func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output {
 	t.Helper()
 	outs := mappertest.Run(t, New(), req, frames, 0)
@@ -101,7 +101,7 @@ func streams(outs []sdk.Output) (map[string][]byte, []string) {
 }
 
 // checkStreams validates every output: one JSON line each, no internal
-// error, and every session's stream valid ASR (asr.Validate, warnings
+// error, and every session's stream valid ASR (asrcheck.Validate, warnings
 // included).
 func checkStreams(t testing.TB, outs []sdk.Output) {
 	t.Helper()
@@ -119,7 +119,7 @@ func checkStreams(t testing.TB, outs []sdk.Output) {
 	m, order := streams(outs)
 	for _, id := range order {
 		var problems []string
-		if _, err := asr.Validate(bytes.NewReader(m[id]), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil {
+		if _, err := asrcheck.Validate(bytes.NewReader(m[id]), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil {
 			t.Fatalf("session %q: validate: %v", id, err)
 		}
 		if len(problems) > 0 {

@@ -43,8 +43,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v1 (live connections and stored logs) → ASR streams, one per ACP session, losses declared",
 		Inputs:       []string{Input, InputLog},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record", "convert", "replay"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityConvert, sdk.CapabilityReplay},
 	}, nil
 }
 

@@ -23,7 +23,7 @@ func TestInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sdk.Info{Name: "acpv1", Version: Version, Description: info.Description,
-		Inputs: []string{"acp/1", "acp-v1-log"}, Outputs: []string{"asr"}, Capabilities: []string{"record", "convert", "replay"}}
+		Inputs: []string{"acp/1", "acp-v1-log"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record", "convert", "replay"}}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Error(diff)
 	}
@@ -105,7 +105,6 @@ func TestASR717_LoadOnLaterConnection(t *testing.T) {
 	)))
 	stored, _ := streams(first)
 	lines := bytes.Split(bytes.TrimSuffix(stored["s1"], []byte("\n")), []byte("\n"))
-	prior := sdk.PriorSession{SessionID: "s1", Connections: 1, Records: lines}
 	second := wire(initReq, initResp,
 		`c2a {"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w/proj","mcpServers":[]}}`,
 		chunk(user, "user-1", text("hello")),
@@ -117,9 +116,6 @@ func TestASR717_LoadOnLaterConnection(t *testing.T) {
 		answer(2, "end_turn"),
 	)
 	for name, run := range map[string]func(t *testing.T) []sdk.Output{
-		"start request prior": func(t *testing.T) []sdk.Output {
-			return mappertest.Run(t, New(), startReq(sdk.ModeRecord, "", prior), parseFrames(t, second), 0)
-		},
 		"session frame": func(t *testing.T) []sdk.Output {
 			b := pluginwire.NewFrameBuilder()
 			frames := b.Session(nil, 1, sdk.A2C, base, sdk.SessionInfo{ID: "s1", Connections: 1, Prior: lines})

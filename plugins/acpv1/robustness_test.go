@@ -67,7 +67,7 @@ func decodeJSON(t *testing.T, b []byte) any {
 }
 
 // FuzzMapV1Frames: any byte lines, in either direction, never panic, and
-// every output stream passes asr.Validate (warnings included).
+// every output stream passes asrcheck.Validate (warnings included).
 func FuzzMapV1Frames(f *testing.F) {
 	for _, name := range sortedNames(kindFixtures) {
 		f.Add([]byte(fuzzSeed(kindFixtures[name])))

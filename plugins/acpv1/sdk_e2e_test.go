@@ -25,6 +25,7 @@ import (
 	"github.com/acptap/acptap/plugins/acpv1"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -287,7 +288,7 @@ func convertTrace(t *testing.T, trace, session string) []byte {
 		}
 	}
 	var problems []string
-	if _, err := asr.Validate(bytes.NewReader(b.Bytes()), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
+	if _, err := asrcheck.Validate(bytes.NewReader(b.Bytes()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil || len(problems) > 0 {
 		t.Fatalf("converted trace: %v %v", err, problems)
 	}
 	if bytes.Contains(b.Bytes(), []byte(`"ts":`)) {

@@ -14,7 +14,7 @@ import (
 // stopReason or error responses, session/load replays, set_mode,
 // permissions, fs/* and terminal/* requests and responses, initialize
 // responses) whose members take values of every JSON type. Every output
-// stream, live and converted, must pass asr.Validate.
+// stream, live and converted, must pass asrcheck.Validate.
 func FuzzV1Shapes(f *testing.F) {
 	for _, seed := range []string{"", "\x00\x01\x02\x03", "abcdefghijklmnopqrstuvwxyz", strings.Repeat("\x05\x11\x2b\x03", 30)} {
 		f.Add([]byte(seed))

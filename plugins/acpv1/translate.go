@@ -65,9 +65,6 @@ func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
 		pending:  map[pendingKey]*pending{},
 		prior:    map[string]int{},
 	}
-	for _, p := range req.Prior {
-		t.prior[p.SessionID] = countMessages(p.Records)
-	}
 	return t
 }
 
@@ -140,14 +137,14 @@ func (t *translator) diag(sev sdk.Severity, session, summary, detail string) {
 	t.out = append(t.out, sdk.Diag(sev, session, summary, detail, seqs...))
 }
 
-// rpc is one decoded JSON-RPC message.
+// rpc is one JSON-RPC message, from the frame's head (sdk.Frame.RPC).
 type rpc struct {
-	msg    obj
 	id     json.RawMessage // nil for a notification
 	method string
 	params obj
 	result obj
 	isErr  bool
+	errRaw json.RawMessage // the error member as sent
 }
 
 // frame translates one frame. Frames that are not ACP v1 JSON-RPC (gaps,
@@ -170,31 +167,17 @@ func (t *translator) frame(f *sdk.Frame) []acpasr.Translated {
 	if !utf8.Valid(f.Data) || !json.Valid(f.Data) {
 		return pass
 	}
-	o, ok := parseObj(f.Data)
-	if !ok {
-		return pass
-	}
-	m := rpc{msg: o}
-	if id, ok := o["id"]; ok {
-		m.id = id
-	}
-	if _, ok := o["method"]; ok {
-		method, ok := o.str("method")
-		if !ok {
-			return pass
-		}
-		m.method = method
-		m.params, _ = o.object("params")
+	h := f.RPC()
+	m := rpc{id: h.ID, method: h.Method, errRaw: h.Error}
+	switch h.Kind {
+	case sdk.Request, sdk.Notification:
+		m.params, _ = parseObj(h.Params)
 		return t.call(f, m)
-	}
-	if m.id == nil {
-		return pass
-	}
-	if _, ok := o.object("error"); ok {
+	case sdk.ErrorResponse:
 		m.isErr = true
-	} else if _, ok := o["result"]; ok {
-		m.result, _ = o.object("result")
-	} else {
+	case sdk.Response:
+		m.result, _ = parseObj(h.Result)
+	default:
 		return pass
 	}
 	return t.reply(f, m)
@@ -250,7 +233,7 @@ func (t *translator) call(f *sdk.Frame, m rpc) []acpasr.Translated {
 		t.remember(f, m, &pending{session: sid})
 		params := cloneObj(m.params)
 		params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
-		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "method", rawString("session/resume"), "params", params.encode())}}
+		return []acpasr.Translated{{Frame: rewrite(f, "method", rawString("session/resume"), "params", params.encode())}}
 	case "session/prompt":
 		// The prompt is a message with a derived id (ASR-713). ACP v2
 		// answers a prompt when it is taken, v1 when its turn ends: the
@@ -287,7 +270,7 @@ func (t *translator) call(f *sdk.Frame, m rpc) []acpasr.Translated {
 		params := cloneObj(m.params)
 		delete(params, "toolCall")
 		params["subject"] = obj{"type": rawString("tool_call"), "toolCall": tc}.encode()
-		return []acpasr.Translated{{Frame: rewrite(f, m.msg, "params", params.encode())}}
+		return []acpasr.Translated{{Frame: rewrite(f, "params", params.encode())}}
 	case "fs/read_text_file", "fs/write_text_file":
 		// Audit-only (ASR-710): the request, then its response, verbatim.
 		if !hasSession {
@@ -365,7 +348,7 @@ func (t *translator) initialized(f *sdk.Frame, m rpc) []acpasr.Translated {
 		t.diag(sdk.SeverityInfo, "", "initialize response has no agentInfo", "optional in ACP v1: agent.name falls back to the config or is left out")
 		return nil
 	}
-	return []acpasr.Translated{{Frame: rewrite(f, m.msg, "result", marshal(map[string]json.RawMessage{"info": info}))}}
+	return []acpasr.Translated{{Frame: rewrite(f, "result", marshal(map[string]json.RawMessage{"info": info}))}}
 }
 
 // promptAnswer ends a turn at the session/prompt response (ACP v1 has no
@@ -390,7 +373,7 @@ func (t *translator) promptAnswer(f *sdk.Frame, p *pending, m rpc) []acpasr.Tran
 	state := map[string]json.RawMessage{"sessionUpdate": rawString("state_update"), "state": rawString("idle")}
 	if m.isErr {
 		state["stopReason"] = rawString("error")
-		state["error"] = m.msg["error"]
+		state["error"] = m.errRaw
 	} else if v, ok := m.result["stopReason"]; ok && len(v) > 0 && v[0] == '"' {
 		state["stopReason"] = v
 	}
@@ -415,10 +398,13 @@ func auditKind(method string) string {
 	return string(bytes.ReplaceAll([]byte(method), []byte("/"), []byte("_")))
 }
 
-// rewrite returns f with the top-level members of msg replaced (pairs of
-// key, value).
-func rewrite(f *sdk.Frame, msg obj, kv ...any) sdk.Frame {
-	o := cloneObj(msg)
+// rewrite returns f with top-level members of its message replaced (pairs
+// of key, value); the message is split into members only here.
+func rewrite(f *sdk.Frame, kv ...any) sdk.Frame {
+	o, _ := parseObj(f.Data)
+	if o == nil {
+		o = obj{}
+	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		o[kv[i].(string)] = kv[i+1].(json.RawMessage)
 	}

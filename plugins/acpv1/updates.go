@@ -150,5 +150,5 @@ func v1Diff(item json.RawMessage) (json.RawMessage, bool) {
 func withUpdate(f *sdk.Frame, m rpc, update json.RawMessage) sdk.Frame {
 	params := cloneObj(m.params)
 	params["update"] = update
-	return rewrite(f, m.msg, "params", params.encode())
+	return rewrite(f, "params", params.encode())
 }

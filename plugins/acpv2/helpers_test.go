@@ -25,8 +25,8 @@ const testWire = "wire/c-test.jsonl"
 // the options its tests use.
 var engineTestdata = filepath.Join("..", "internal", "acpasr", "testdata")
 
-func startReq(config string, prior ...sdk.PriorSession) sdk.StartRequest {
-	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord, Prior: prior}
+func startReq(config string) sdk.StartRequest {
+	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord}
 }
 
 // loadFrames reads a fixture of the engine's (plugins/internal/acpasr/testdata/<name>.frames).

@@ -35,8 +35,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v2 (schema 2.0.0-alpha.9) → ASR streams, one per ACP session",
 		Inputs:       []string{Input},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record", "replay"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityReplay},
 	}, nil
 }
 

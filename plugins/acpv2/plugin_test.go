@@ -19,7 +19,7 @@ func TestASR700_Info(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sdk.Info{Name: "acpv2", Version: Version, Description: info.Description,
-		Inputs: []string{"acp/2@2.0.0-alpha.9"}, Outputs: []string{"asr"}, Capabilities: []string{"record", "replay"}}
+		Inputs: []string{"acp/2@2.0.0-alpha.9"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record", "replay"}}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Error(diff)
 	}

@@ -16,7 +16,7 @@ import (
 // client), the rest verbatim. The seeds are every fixture's lines, so the
 // fuzzer mutates the draft's real shapes (set_title, cancels, archive,
 // status, background, sizes, message ids). The plugin must never fail or
-// report an internal error, and every stream must pass asr.Validate.
+// report an internal error, and every stream must pass asrcheck.Validate.
 func FuzzAlpha13Frames(f *testing.F) {
 	for _, name := range sortedNames(fixtures) {
 		var b strings.Builder

@@ -14,7 +14,7 @@ import (
 
 // TestGoldenAlpha13Additions maps each fixture (fixtures_test.go) and
 // compares every output with testdata/<name>.golden.jsonl; every stream
-// passes asr.Validate.
+// passes asrcheck.Validate.
 func TestGoldenAlpha13Additions(t *testing.T) {
 	for _, name := range sortedNames(fixtures) {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -35,7 +35,7 @@ func parseFrames(t testing.TB, text string) []sdk.Frame {
 }
 
 // mapAll runs a fresh mapper over frames, finishes it, and checks that
-// every output is one JSON line and every stream passes asr.Validate.
+// every output is one JSON line and every stream passes asrcheck.Validate.
 func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output {
 	t.Helper()
 	outs := mappertest.Run(t, New(), req, frames, 0)
@@ -99,7 +99,7 @@ func streams(outs []sdk.Output) (map[string][]byte, []string) {
 }
 
 // checkStreams: one JSON line per output, no internal error, and every
-// session's stream valid ASR (asr.Validate, warnings included).
+// session's stream valid ASR (asrcheck.Validate, warnings included).
 func checkStreams(t testing.TB, outs []sdk.Output) {
 	t.Helper()
 	for _, o := range outs {
@@ -116,7 +116,7 @@ func checkStreams(t testing.TB, outs []sdk.Output) {
 	m, order := streams(outs)
 	for _, id := range order {
 		var problems []string
-		if _, err := asr.Validate(bytes.NewReader(m[id]), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil {
+		if _, err := asrcheck.Validate(bytes.NewReader(m[id]), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil {
 			t.Fatalf("session %q: validate: %v", id, err)
 		}
 		if len(problems) > 0 {

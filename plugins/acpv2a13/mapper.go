@@ -41,8 +41,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v2 (schema 2.0.0-alpha.13, SDK 2.3.0/2.4.0) → ASR streams, one per ACP session",
 		Inputs:       []string{Input},
-		Outputs:      []string{"asr"},
-		Capabilities: []string{"record"},
+		Outputs:      []sdk.Format{sdk.FormatASR},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord},
 	}, nil
 }
 

@@ -151,15 +151,6 @@ func (t *translator) diag(sev sdk.Severity, session, summary, detail string) {
 	t.out = append(t.out, sdk.Diag(sev, session, summary, detail, seqs...))
 }
 
-// rpc is the part of a JSON-RPC message the translator reads.
-type rpc struct {
-	ID     json.RawMessage `json:"id"`
-	Method *string         `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
 // frame returns what the engine maps in the frame's place; same reports
 // that it is the frame itself, unchanged.
 func (t *translator) frame(f *sdk.Frame) (list []acpasr.Translated, same bool) {
@@ -167,14 +158,14 @@ func (t *translator) frame(f *sdk.Frame) (list []acpasr.Translated, same bool) {
 	if f.Kind != sdk.KindLine || len(data) == 0 || data[0] != '{' {
 		return nil, true // gaps, session frames, batches, junk: the engine's
 	}
-	var m rpc
-	if json.Unmarshal(data, &m) != nil {
+	m := f.RPC()
+	if m.Kind == sdk.NotRPC || !json.Valid(data) {
 		return nil, true
 	}
-	if m.Method == nil {
+	if m.Kind == sdk.Response || m.Kind == sdk.ErrorResponse {
 		return t.response(f, m)
 	}
-	return t.call(f, m, *m.Method)
+	return t.call(f, m, m.Method)
 }
 
 // marks are the bytes a frame the translator handles must contain (a new
@@ -194,28 +185,20 @@ func mayTranslate(data []byte) bool {
 	return false
 }
 
-// params reads the members of params the translator needs.
+// params reads the members of params the translator needs (the session
+// is the head's, sdk.RPC.SessionID).
 type params struct {
-	SessionID json.RawMessage `json:"sessionId"`
-	Update    *struct {
+	Update *struct {
 		Kind         string          `json:"sessionUpdate"`
 		Capabilities json.RawMessage `json:"capabilities"`
 	} `json:"update"`
 }
 
-func sessionOf(p params) string {
-	var s string
-	if json.Unmarshal(p.SessionID, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // call translates a request or notification.
-func (t *translator) call(f *sdk.Frame, m rpc, method string) ([]acpasr.Translated, bool) {
+func (t *translator) call(f *sdk.Frame, m *sdk.RPC, method string) ([]acpasr.Translated, bool) {
 	var p params
 	_ = json.Unmarshal(m.Params, &p)
-	session := sessionOf(p)
+	session := m.SessionID
 	isRequest := m.ID != nil && f.Dir == sdk.C2A
 	switch {
 	case method == "session/update" && p.Update != nil && session != "":
@@ -255,7 +238,7 @@ func (t *translator) call(f *sdk.Frame, m rpc, method string) ([]acpasr.Translat
 }
 
 // response translates the response to a request the translator follows.
-func (t *translator) response(f *sdk.Frame, m rpc) ([]acpasr.Translated, bool) {
+func (t *translator) response(f *sdk.Frame, m *sdk.RPC) ([]acpasr.Translated, bool) {
 	if f.ReplyTo == 0 || m.ID == nil {
 		return nil, true
 	}
@@ -289,7 +272,7 @@ func (t *translator) response(f *sdk.Frame, m rpc) ([]acpasr.Translated, bool) {
 // is forgotten (its response is then mapped as the engine maps any).
 const maxPending = 4096
 
-func (t *translator) remember(f *sdk.Frame, m rpc, p *pending) {
+func (t *translator) remember(f *sdk.Frame, m *sdk.RPC, p *pending) {
 	k := pendingKey{f.Seq, string(compactJSON(m.ID))}
 	if _, dup := t.pending[k]; !dup {
 		t.bySeq[k.seq]++

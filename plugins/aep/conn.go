@@ -134,7 +134,7 @@ func (c *conn) frame(f *sdk.Frame) {
 	default:
 		return
 	}
-	m, err := parseMsg(f.Data)
+	m, err := parseMsg(f)
 	if err != nil {
 		c.diag(sdk.SeverityWarning, "", "frame not mapped: "+err.Error(), fmt.Sprintf("%d bytes", len(f.Data)), f.Seq)
 		return

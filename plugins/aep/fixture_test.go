@@ -9,6 +9,7 @@ import (
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
 // moment is one entry of mappings/acp.json.
@@ -86,7 +87,7 @@ func momentFrame(t *testing.T, m moment) (sdk.Frame, msg) {
 	if in.Kind == "response" {
 		f.ReplyTo, f.ReplyToMethod = 1, in.Method
 	}
-	m2, err := parseMsg(data)
+	m2, err := parseMsg(&f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func ptr[T any](v T) *T { return &v }
 // against its type's payload schema (as conformance/run.py checks), inside
 // a minimal envelope.
 func TestAnnexA13_PinnedDataValidates(t *testing.T) {
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

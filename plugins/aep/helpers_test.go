@@ -13,6 +13,7 @@ import (
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -144,7 +145,7 @@ func events(t *testing.T, outs []sdk.Output) []ev {
 // stream rules, in order.
 func checkValid(t *testing.T, evs []ev) {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

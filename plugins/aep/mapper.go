@@ -40,8 +40,8 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 		Version:      Version,
 		Description:  "ACP v1 and v2 (schema 2.0.0-alpha.9) → AEP 0.1 events, one event log per ACP session",
 		Inputs:       append([]string(nil), Inputs...),
-		Outputs:      []string{"aep"},
-		Capabilities: []string{"record", "convert"},
+		Outputs:      []sdk.Format{sdk.FormatAEP},
+		Capabilities: []sdk.Capability{sdk.CapabilityRecord, sdk.CapabilityConvert},
 	}, nil
 }
 

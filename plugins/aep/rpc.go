@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
 )
 
@@ -37,51 +38,46 @@ type msg struct {
 	errObj obj
 }
 
-var errNotRPC = errors.New("neither a request, a notification nor a response")
-
-// parseMsg decodes one frame's bytes.
-func parseMsg(data []byte) (msg, error) {
-	if !utf8.Valid(data) {
+// parseMsg decodes one frame's message from its JSON-RPC head
+// (sdk.Frame.RPC): only the id and the params, result or error are decoded.
+func parseMsg(f *sdk.Frame) (msg, error) {
+	if !utf8.Valid(f.Data) {
 		return msg{}, errors.New("not valid UTF-8")
 	}
-	v, err := aep.Decode(data)
-	if err != nil {
+	if !json.Valid(f.Data) {
 		return msg{}, errors.New("not valid JSON")
 	}
-	o, ok := v.(obj)
-	if !ok {
-		return msg{}, errors.New("not a JSON object")
-	}
+	h := f.RPC()
 	var m msg
-	if id, ok := o["id"]; ok {
+	if h.ID != nil {
+		id, _ := aep.Decode(h.ID)
 		m.id = idText(id)
 	}
-	if mv, ok := o["method"]; ok {
-		s, ok := mv.(string)
-		if !ok {
-			return msg{}, errors.New(`"method" is not a string`)
-		}
-		m.method = s
-		m.kind = kindNotification
-		if m.id != "" {
+	switch h.Kind {
+	case sdk.NotRPC:
+		return msg{}, h.Err
+	case sdk.Request, sdk.Notification:
+		m.kind, m.method = kindNotification, h.Method
+		if h.Kind == sdk.Request {
 			m.kind = kindRequest
 		}
-		m.params, _ = o["params"].(obj)
-		return m, nil
+		m.params = decodeObj(h.Params)
+	case sdk.ErrorResponse:
+		m.kind, m.errObj = kindError, decodeObj(h.Error)
+	default:
+		m.kind, m.result = kindResult, decodeObj(h.Result)
 	}
-	if m.id == "" {
-		return msg{}, errNotRPC
-	}
-	if e, ok := o["error"].(obj); ok {
-		m.kind, m.errObj = kindError, e
-		return m, nil
-	}
-	if _, ok := o["result"]; !ok {
-		return msg{}, errNotRPC
-	}
-	m.kind = kindResult
-	m.result, _ = o["result"].(obj)
 	return m, nil
+}
+
+// decodeObj decodes a member that may be an object (nil if it is not).
+func decodeObj(raw []byte) obj {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	v, _ := aep.Decode(raw)
+	o, _ := v.(obj)
+	return o
 }
 
 // idText is a JSON-RPC id's JSON text ("7", "\"abc\"", "null").

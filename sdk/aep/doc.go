@@ -3,8 +3,10 @@
 // envelope and its ordered encoding, capture levels and down-levelling
 // (AEP-0001 §8.2), the canonical JSON and digest rule and the redaction
 // pipeline (AEP-0003 §9.3–9.4), form-value gating (AEP-0006), deterministic
-// ULIDs, the embedded AEP JSON Schemas with a validator, and the
-// cross-event stream rules a receiver enforces.
+// ULIDs, the embedded AEP JSON Schemas, and the cross-event stream rules a
+// receiver enforces. The validator over those schemas is sdk/aep/aepcheck,
+// beside the model, so that a plugin writing events links no JSON Schema
+// validator.
 //
 // The schemas under schemas/ are unchanged copies from the AEP repository
 // (Apache-2.0, © The Agent Event Protocol Authors; see schemas/NOTICE).

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/sdk/aep"
+	"github.com/acptap/acptap/sdk/aep/aepcheck"
 )
 
-func validator(t *testing.T) *aep.Validator {
+func validator(t *testing.T) *aepcheck.Validator {
 	t.Helper()
-	v, err := aep.DefaultValidator()
+	v, err := aepcheck.DefaultValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,22 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acptap/acptap/sdk/asr/internal/asrtest"
 )
 
 // viewEntry is an Entity without its line, for comparisons.
+// The base stream and its edits are asrtest's, shared with the validator's tests.
+const (
+	hdrACP    = asrtest.HdrACP
+	recState1 = asrtest.RecState1
+)
+
+// edit is an asrtest.Edit, spelled {line, text} in the tables below.
+type edit asrtest.Edit
+
+var streamWith = asrtest.StreamWith[edit]
+
 type viewEntry struct {
 	Type, Key, First, Latest string
 	Revisions                int

@@ -48,10 +48,10 @@ func Ref(roots []Root, abs string) PathRef {
 // result always passes the validator's ASR-711 checks.
 func RefOK(roots []Root, p string) (PathRef, bool) {
 	ref := Ref(roots, p)
-	if ref.Root != nil && cleanRelative(ref.Path) {
+	if ref.Root != nil && IsCleanRelPath(ref.Path) {
 		return ref, true
 	}
-	if !absolute(p) {
+	if !IsAbsPath(p) {
 		return PathRef{}, false
 	}
 	return PathRef{Path: p}, true
@@ -97,4 +97,35 @@ func relative(root, abs string) (string, bool) {
 		start = i + 1
 	}
 	return rest, true
+}
+
+// IsAbsPath reports whether p is an absolute POSIX or Windows path.
+func IsAbsPath(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
+		return true
+	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return false
+}
+
+// IsCleanRelPath reports whether p is "" or segments without empty, "." or
+// ".." ones ("/" or "\" separated), not starting with a separator.
+func IsCleanRelPath(p string) bool {
+	if p == "" {
+		return true
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' && p[i] != '\\' {
+			continue
+		}
+		if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }

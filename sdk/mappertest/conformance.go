@@ -74,8 +74,11 @@ func (s Suite) Run(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Name == "" || info.Version == "" || len(info.Inputs) == 0 || len(info.Outputs) == 0 || len(info.Capabilities) == 0 {
-			t.Fatalf("incomplete Info: %+v", info)
+		if err := info.Check(); err != nil {
+			t.Fatalf("Info %+v: %v", info, err)
+		}
+		if _, ok := s.New().(sdk.Replayer); info.Can(sdk.CapabilityReplay) && !ok {
+			t.Fatalf("Info claims %q, but the mapper is no sdk.Replayer", sdk.CapabilityReplay)
 		}
 	})
 	base := time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
@@ -143,7 +146,7 @@ func diffOutputs(a, b []sdk.Output) string {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.Kind != y.Kind || x.Session != y.Session || !bytes.Equal(x.JSON, y.JSON) || x.Stream != y.Stream ||
+		if x.Kind != y.Kind || x.Session != y.Session || !bytes.Equal(x.JSON, y.JSON) ||
 			x.Summary != y.Summary || x.Severity != y.Severity || fmt.Sprint(x.FrameSeqs) != fmt.Sprint(y.FrameSeqs) {
 			return fmt.Sprintf("output %d: %s %.300q ≠ %s %.300q", i, x.Kind, x.JSON, y.Kind, y.JSON)
 		}

@@ -29,7 +29,7 @@ const (
 type noteMapper struct{ bug bug }
 
 func (m noteMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "note", Version: "1", Inputs: []string{"_t/*"}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "note", Version: "1", Inputs: []string{"_t/*"}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (m noteMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
@@ -130,8 +130,9 @@ func noteFrames() []sdk.Frame {
 
 // TestContinuationCheckCanFail: the suite's continuation check passes a
 // mapper that continues through sdk.Streams and fails each way a mapper
-// can get continuation wrong: a second header, seqs that restart, a loss
-// declared again on the second connection.
+// can get continuation wrong: a second header (ASR-701: one stream per
+// session, across connections), seqs that restart, a loss declared again
+// on the second connection (ASR-722).
 func TestContinuationCheckCanFail(t *testing.T) {
 	start := sdk.StartRequest{Connection: "c", WireLog: "c.jsonl"}
 	if err := continuation(t.Context(), func() sdk.Mapper { return noteMapper{noBug} }, start, noteFrames()); err != nil {
@@ -166,7 +167,7 @@ func TestContinuationFirstConnection(t *testing.T) {
 type skipMapper struct{ noteMapper }
 
 func (m *skipMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) { return m, nil }
-func (m *skipMapper) Finish(context.Context, string) ([]sdk.Output, error)      { return nil, nil }
+func (m *skipMapper) Finish(context.Context, string) ([]sdk.Output, error)         { return nil, nil }
 func (m *skipMapper) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	var b bytes.Buffer
 	out := []sdk.Output{{Kind: sdk.ASRHeader, Session: "s", JSON: []byte(`{"type":"header"}`)}}

@@ -20,7 +20,7 @@ import (
 type echoMapper struct{}
 
 func (echoMapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []string{"aep"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: "echo", Version: "0.0.1", Inputs: []string{"_test/*"}, Outputs: []sdk.Format{"aep"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {

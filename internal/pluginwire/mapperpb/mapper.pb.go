@@ -479,9 +479,7 @@ type Start struct {
 	// The protocol revision the router selected ("acp/2@2.0.0-alpha.9").
 	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
 	// "record" (live), "rebuild" (from a wire log), "convert" (offline logs).
-	Mode string `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
-	// Sessions this connection may touch that already have state in the store.
-	Prior         []*PriorSession `protobuf:"bytes,6,rep,name=prior,proto3" json:"prior,omitempty"`
+	Mode          string `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -551,77 +549,6 @@ func (x *Start) GetMode() string {
 	return ""
 }
 
-func (x *Start) GetPrior() []*PriorSession {
-	if x != nil {
-		return x.Prior
-	}
-	return nil
-}
-
-// PriorSession is what the store already holds for a session.
-type PriorSession struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// How many earlier connections observed the session.
-	Connections uint32 `protobuf:"varint,2,opt,name=connections,proto3" json:"connections,omitempty"`
-	// The records already written (JSON lines, header first). May be empty when
-	// the host only knows the session exists.
-	Records       [][]byte `protobuf:"bytes,3,rep,name=records,proto3" json:"records,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PriorSession) Reset() {
-	*x = PriorSession{}
-	mi := &file_mapper_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PriorSession) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PriorSession) ProtoMessage() {}
-
-func (x *PriorSession) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PriorSession.ProtoReflect.Descriptor instead.
-func (*PriorSession) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *PriorSession) GetSessionId() string {
-	if x != nil {
-		return x.SessionId
-	}
-	return ""
-}
-
-func (x *PriorSession) GetConnections() uint32 {
-	if x != nil {
-		return x.Connections
-	}
-	return 0
-}
-
-func (x *PriorSession) GetRecords() [][]byte {
-	if x != nil {
-		return x.Records
-	}
-	return nil
-}
-
 type Batch struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Frames        []*Frame               `protobuf:"bytes,1,rep,name=frames,proto3" json:"frames,omitempty"`
@@ -631,7 +558,7 @@ type Batch struct {
 
 func (x *Batch) Reset() {
 	*x = Batch{}
-	mi := &file_mapper_proto_msgTypes[5]
+	mi := &file_mapper_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +570,7 @@ func (x *Batch) String() string {
 func (*Batch) ProtoMessage() {}
 
 func (x *Batch) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[5]
+	mi := &file_mapper_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +583,7 @@ func (x *Batch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Batch.ProtoReflect.Descriptor instead.
 func (*Batch) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{5}
+	return file_mapper_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Batch) GetFrames() []*Frame {
@@ -702,7 +629,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_mapper_proto_msgTypes[6]
+	mi := &file_mapper_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +641,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[6]
+	mi := &file_mapper_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +654,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{6}
+	return file_mapper_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Frame) GetKind() FrameKind {
@@ -852,7 +779,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_mapper_proto_msgTypes[7]
+	mi := &file_mapper_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +791,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[7]
+	mi := &file_mapper_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +804,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{7}
+	return file_mapper_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Finish) GetReason() string {
@@ -900,7 +827,7 @@ type MapResponse struct {
 
 func (x *MapResponse) Reset() {
 	*x = MapResponse{}
-	mi := &file_mapper_proto_msgTypes[8]
+	mi := &file_mapper_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +839,7 @@ func (x *MapResponse) String() string {
 func (*MapResponse) ProtoMessage() {}
 
 func (x *MapResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[8]
+	mi := &file_mapper_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +852,7 @@ func (x *MapResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapResponse.ProtoReflect.Descriptor instead.
 func (*MapResponse) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{8}
+	return file_mapper_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MapResponse) GetOutputs() []*Output {
@@ -955,8 +882,6 @@ type Output struct {
 	Detail   string   `protobuf:"bytes,6,opt,name=detail,proto3" json:"detail,omitempty"`
 	// The wire seqs the output was derived from.
 	FrameSeqs []uint64 `protobuf:"varint,7,rep,packed,name=frame_seqs,json=frameSeqs,proto3" json:"frame_seqs,omitempty"`
-	// Output kind for outputs other than the built-in ones: "_acme/progress".
-	Stream string `protobuf:"bytes,8,opt,name=stream,proto3" json:"stream,omitempty"`
 	// true when json continues in the next Output message (same kind and
 	// session): a value larger than the part size is sent in parts.
 	JsonMore      bool `protobuf:"varint,9,opt,name=json_more,json=jsonMore,proto3" json:"json_more,omitempty"`
@@ -966,7 +891,7 @@ type Output struct {
 
 func (x *Output) Reset() {
 	*x = Output{}
-	mi := &file_mapper_proto_msgTypes[9]
+	mi := &file_mapper_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +903,7 @@ func (x *Output) String() string {
 func (*Output) ProtoMessage() {}
 
 func (x *Output) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[9]
+	mi := &file_mapper_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +916,7 @@ func (x *Output) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Output.ProtoReflect.Descriptor instead.
 func (*Output) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{9}
+	return file_mapper_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Output) GetKind() OutputKind {
@@ -1043,13 +968,6 @@ func (x *Output) GetFrameSeqs() []uint64 {
 	return nil
 }
 
-func (x *Output) GetStream() string {
-	if x != nil {
-		return x.Stream
-	}
-	return ""
-}
-
 func (x *Output) GetJsonMore() bool {
 	if x != nil {
 		return x.JsonMore
@@ -1071,7 +989,7 @@ type ReplayRequest struct {
 
 func (x *ReplayRequest) Reset() {
 	*x = ReplayRequest{}
-	mi := &file_mapper_proto_msgTypes[10]
+	mi := &file_mapper_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1001,7 @@ func (x *ReplayRequest) String() string {
 func (*ReplayRequest) ProtoMessage() {}
 
 func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[10]
+	mi := &file_mapper_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1014,7 @@ func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayRequest.ProtoReflect.Descriptor instead.
 func (*ReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{10}
+	return file_mapper_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReplayRequest) GetMsg() isReplayRequest_Msg {
@@ -1167,7 +1085,7 @@ type ReplayStart struct {
 
 func (x *ReplayStart) Reset() {
 	*x = ReplayStart{}
-	mi := &file_mapper_proto_msgTypes[11]
+	mi := &file_mapper_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1179,7 +1097,7 @@ func (x *ReplayStart) String() string {
 func (*ReplayStart) ProtoMessage() {}
 
 func (x *ReplayStart) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[11]
+	mi := &file_mapper_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1192,7 +1110,7 @@ func (x *ReplayStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStart.ProtoReflect.Descriptor instead.
 func (*ReplayStart) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{11}
+	return file_mapper_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReplayStart) GetConfig() []byte {
@@ -1220,7 +1138,7 @@ type ReplayResponse struct {
 
 func (x *ReplayResponse) Reset() {
 	*x = ReplayResponse{}
-	mi := &file_mapper_proto_msgTypes[12]
+	mi := &file_mapper_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1150,7 @@ func (x *ReplayResponse) String() string {
 func (*ReplayResponse) ProtoMessage() {}
 
 func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[12]
+	mi := &file_mapper_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1163,7 @@ func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayResponse.ProtoReflect.Descriptor instead.
 func (*ReplayResponse) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{12}
+	return file_mapper_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReplayResponse) GetOutputs() []*Output {
@@ -1280,7 +1198,7 @@ const file_mapper_proto_rawDesc = "" +
 	"\x05start\x18\x01 \x01(\v2\x17.acptap.mapper.v1.StartH\x00R\x05start\x12/\n" +
 	"\x05batch\x18\x02 \x01(\v2\x17.acptap.mapper.v1.BatchH\x00R\x05batch\x122\n" +
 	"\x06finish\x18\x03 \x01(\v2\x18.acptap.mapper.v1.FinishH\x00R\x06finishB\x05\n" +
-	"\x03msg\"\xba\x01\n" +
+	"\x03msg\"\x91\x01\n" +
 	"\x05Start\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\x12\x1e\n" +
 	"\n" +
@@ -1288,13 +1206,7 @@ const file_mapper_proto_rawDesc = "" +
 	"connection\x12\x19\n" +
 	"\bwire_log\x18\x03 \x01(\tR\awireLog\x12\x14\n" +
 	"\x05input\x18\x04 \x01(\tR\x05input\x12\x12\n" +
-	"\x04mode\x18\x05 \x01(\tR\x04mode\x124\n" +
-	"\x05prior\x18\x06 \x03(\v2\x1e.acptap.mapper.v1.PriorSessionR\x05prior\"i\n" +
-	"\fPriorSession\x12\x1d\n" +
-	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12 \n" +
-	"\vconnections\x18\x02 \x01(\rR\vconnections\x12\x18\n" +
-	"\arecords\x18\x03 \x03(\fR\arecords\"8\n" +
+	"\x04mode\x18\x05 \x01(\tR\x04modeJ\x04\b\x06\x10\aR\x05prior\"8\n" +
 	"\x05Batch\x12/\n" +
 	"\x06frames\x18\x01 \x03(\v2\x17.acptap.mapper.v1.FrameR\x06frames\"\x8c\x04\n" +
 	"\x05Frame\x12/\n" +
@@ -1326,7 +1238,7 @@ const file_mapper_proto_rawDesc = "" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"U\n" +
 	"\vMapResponse\x122\n" +
 	"\aoutputs\x18\x01 \x03(\v2\x18.acptap.mapper.v1.OutputR\aoutputs\x12\x12\n" +
-	"\x04more\x18\x02 \x01(\bR\x04more\"\xa6\x02\n" +
+	"\x04more\x18\x02 \x01(\bR\x04more\"\x9c\x02\n" +
 	"\x06Output\x120\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.acptap.mapper.v1.OutputKindR\x04kind\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x12\n" +
@@ -1335,9 +1247,8 @@ const file_mapper_proto_rawDesc = "" +
 	"\asummary\x18\x05 \x01(\tR\asummary\x12\x16\n" +
 	"\x06detail\x18\x06 \x01(\tR\x06detail\x12\x1d\n" +
 	"\n" +
-	"frame_seqs\x18\a \x03(\x04R\tframeSeqs\x12\x16\n" +
-	"\x06stream\x18\b \x01(\tR\x06stream\x12\x1b\n" +
-	"\tjson_more\x18\t \x01(\bR\bjsonMore\"y\n" +
+	"frame_seqs\x18\a \x03(\x04R\tframeSeqs\x12\x1b\n" +
+	"\tjson_more\x18\t \x01(\bR\bjsonMoreJ\x04\b\b\x10\tR\x06stream\"y\n" +
 	"\rReplayRequest\x125\n" +
 	"\x05start\x18\x01 \x01(\v2\x1d.acptap.mapper.v1.ReplayStartH\x00R\x05start\x12\x16\n" +
 	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x12\x12\n" +
@@ -1390,7 +1301,7 @@ func file_mapper_proto_rawDescGZIP() []byte {
 }
 
 var file_mapper_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_mapper_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_mapper_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_mapper_proto_goTypes = []any{
 	(Direction)(0),         // 0: acptap.mapper.v1.Direction
 	(FrameKind)(0),         // 1: acptap.mapper.v1.FrameKind
@@ -1400,40 +1311,38 @@ var file_mapper_proto_goTypes = []any{
 	(*InfoResponse)(nil),   // 5: acptap.mapper.v1.InfoResponse
 	(*MapRequest)(nil),     // 6: acptap.mapper.v1.MapRequest
 	(*Start)(nil),          // 7: acptap.mapper.v1.Start
-	(*PriorSession)(nil),   // 8: acptap.mapper.v1.PriorSession
-	(*Batch)(nil),          // 9: acptap.mapper.v1.Batch
-	(*Frame)(nil),          // 10: acptap.mapper.v1.Frame
-	(*Finish)(nil),         // 11: acptap.mapper.v1.Finish
-	(*MapResponse)(nil),    // 12: acptap.mapper.v1.MapResponse
-	(*Output)(nil),         // 13: acptap.mapper.v1.Output
-	(*ReplayRequest)(nil),  // 14: acptap.mapper.v1.ReplayRequest
-	(*ReplayStart)(nil),    // 15: acptap.mapper.v1.ReplayStart
-	(*ReplayResponse)(nil), // 16: acptap.mapper.v1.ReplayResponse
+	(*Batch)(nil),          // 8: acptap.mapper.v1.Batch
+	(*Frame)(nil),          // 9: acptap.mapper.v1.Frame
+	(*Finish)(nil),         // 10: acptap.mapper.v1.Finish
+	(*MapResponse)(nil),    // 11: acptap.mapper.v1.MapResponse
+	(*Output)(nil),         // 12: acptap.mapper.v1.Output
+	(*ReplayRequest)(nil),  // 13: acptap.mapper.v1.ReplayRequest
+	(*ReplayStart)(nil),    // 14: acptap.mapper.v1.ReplayStart
+	(*ReplayResponse)(nil), // 15: acptap.mapper.v1.ReplayResponse
 }
 var file_mapper_proto_depIdxs = []int32{
 	7,  // 0: acptap.mapper.v1.MapRequest.start:type_name -> acptap.mapper.v1.Start
-	9,  // 1: acptap.mapper.v1.MapRequest.batch:type_name -> acptap.mapper.v1.Batch
-	11, // 2: acptap.mapper.v1.MapRequest.finish:type_name -> acptap.mapper.v1.Finish
-	8,  // 3: acptap.mapper.v1.Start.prior:type_name -> acptap.mapper.v1.PriorSession
-	10, // 4: acptap.mapper.v1.Batch.frames:type_name -> acptap.mapper.v1.Frame
-	1,  // 5: acptap.mapper.v1.Frame.kind:type_name -> acptap.mapper.v1.FrameKind
-	0,  // 6: acptap.mapper.v1.Frame.dir:type_name -> acptap.mapper.v1.Direction
-	13, // 7: acptap.mapper.v1.MapResponse.outputs:type_name -> acptap.mapper.v1.Output
-	2,  // 8: acptap.mapper.v1.Output.kind:type_name -> acptap.mapper.v1.OutputKind
-	3,  // 9: acptap.mapper.v1.Output.severity:type_name -> acptap.mapper.v1.Severity
-	15, // 10: acptap.mapper.v1.ReplayRequest.start:type_name -> acptap.mapper.v1.ReplayStart
-	13, // 11: acptap.mapper.v1.ReplayResponse.outputs:type_name -> acptap.mapper.v1.Output
-	4,  // 12: acptap.mapper.v1.Mapper.Info:input_type -> acptap.mapper.v1.InfoRequest
-	6,  // 13: acptap.mapper.v1.Mapper.Map:input_type -> acptap.mapper.v1.MapRequest
-	14, // 14: acptap.mapper.v1.Mapper.Replay:input_type -> acptap.mapper.v1.ReplayRequest
-	5,  // 15: acptap.mapper.v1.Mapper.Info:output_type -> acptap.mapper.v1.InfoResponse
-	12, // 16: acptap.mapper.v1.Mapper.Map:output_type -> acptap.mapper.v1.MapResponse
-	16, // 17: acptap.mapper.v1.Mapper.Replay:output_type -> acptap.mapper.v1.ReplayResponse
-	15, // [15:18] is the sub-list for method output_type
-	12, // [12:15] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	8,  // 1: acptap.mapper.v1.MapRequest.batch:type_name -> acptap.mapper.v1.Batch
+	10, // 2: acptap.mapper.v1.MapRequest.finish:type_name -> acptap.mapper.v1.Finish
+	9,  // 3: acptap.mapper.v1.Batch.frames:type_name -> acptap.mapper.v1.Frame
+	1,  // 4: acptap.mapper.v1.Frame.kind:type_name -> acptap.mapper.v1.FrameKind
+	0,  // 5: acptap.mapper.v1.Frame.dir:type_name -> acptap.mapper.v1.Direction
+	12, // 6: acptap.mapper.v1.MapResponse.outputs:type_name -> acptap.mapper.v1.Output
+	2,  // 7: acptap.mapper.v1.Output.kind:type_name -> acptap.mapper.v1.OutputKind
+	3,  // 8: acptap.mapper.v1.Output.severity:type_name -> acptap.mapper.v1.Severity
+	14, // 9: acptap.mapper.v1.ReplayRequest.start:type_name -> acptap.mapper.v1.ReplayStart
+	12, // 10: acptap.mapper.v1.ReplayResponse.outputs:type_name -> acptap.mapper.v1.Output
+	4,  // 11: acptap.mapper.v1.Mapper.Info:input_type -> acptap.mapper.v1.InfoRequest
+	6,  // 12: acptap.mapper.v1.Mapper.Map:input_type -> acptap.mapper.v1.MapRequest
+	13, // 13: acptap.mapper.v1.Mapper.Replay:input_type -> acptap.mapper.v1.ReplayRequest
+	5,  // 14: acptap.mapper.v1.Mapper.Info:output_type -> acptap.mapper.v1.InfoResponse
+	11, // 15: acptap.mapper.v1.Mapper.Map:output_type -> acptap.mapper.v1.MapResponse
+	15, // 16: acptap.mapper.v1.Mapper.Replay:output_type -> acptap.mapper.v1.ReplayResponse
+	14, // [14:17] is the sub-list for method output_type
+	11, // [11:14] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_mapper_proto_init() }
@@ -1446,7 +1355,7 @@ func file_mapper_proto_init() {
 		(*MapRequest_Batch)(nil),
 		(*MapRequest_Finish)(nil),
 	}
-	file_mapper_proto_msgTypes[10].OneofWrappers = []any{
+	file_mapper_proto_msgTypes[9].OneofWrappers = []any{
 		(*ReplayRequest_Start)(nil),
 		(*ReplayRequest_Chunk)(nil),
 		(*ReplayRequest_End)(nil),
@@ -1457,7 +1366,7 @@ func file_mapper_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mapper_proto_rawDesc), len(file_mapper_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   13,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -81,9 +81,6 @@ func newConn(opts Options, req sdk.StartRequest) *conn {
 		spawned: map[string]string{},
 	}
 	c.w = sdk.NewStreams(req, c.producer())
-	for _, p := range req.Prior {
-		c.prior[p.SessionID] = c.buildPrior(p.SessionID, p.Connections, p.Records)
-	}
 	return c
 }
 
@@ -237,7 +234,7 @@ func (c *conn) frame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
-	m, err := parseRPC(data)
+	m, err := parseRPC(f, data)
 	if err != nil {
 		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())
 		return
@@ -260,8 +257,7 @@ func (c *conn) gapFrame(f *sdk.Frame) {
 }
 
 // sessionFrame takes what the store knows of a session this connection
-// names next (its connection number and its stream so far), as
-// StartRequest.Prior does for sessions known at the start.
+// names next (its connection number and its stream so far).
 func (c *conn) sessionFrame(f *sdk.Frame) {
 	info := f.Session
 	if info == nil || info.ID == "" {

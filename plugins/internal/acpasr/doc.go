@@ -1,5 +1,6 @@
-// Package acpasr is the ACP → ASR recording engine, for plugins that record
-// ACP: acpv2, acpv1, and vendors who extend the v2 mapping. It maps ACP v2
+// Package acpasr is the ACP → ASR recording engine of the built-in plugins
+// that record ACP: acpv2, acpv2a13 and acpv1 (internal to plugins/, so no
+// part of the SDK: a vendor plugin writes its streams with sdk.Streams). It maps ACP v2
 // traffic (schema 2.0.0-alpha.9) to ASR streams, one per ACP session, as
 // the mapping seed (ASR-700…735) prescribes; a plugin for another protocol
 // translates its frames into ACP v2 frames and feeds them in with hints

@@ -33,7 +33,7 @@ type v2Mapper struct{}
 func newMapper() sdk.Mapper { return v2Mapper{} }
 
 func (v2Mapper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: testPlugin, Version: testVersion, Inputs: []string{Input}, Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	return sdk.Info{Name: testPlugin, Version: testVersion, Inputs: []string{Input}, Outputs: []sdk.Format{"asr"}, Capabilities: []sdk.Capability{"record"}}, nil
 }
 
 func (v2Mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
@@ -62,8 +62,8 @@ var base = time.Date(2026, 10, 26, 14, 30, 41, 207_000_000, time.UTC)
 
 const testWire = "wire/c-test.jsonl"
 
-func startReq(config string, prior ...sdk.PriorSession) sdk.StartRequest {
-	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord, Prior: prior}
+func startReq(config string) sdk.StartRequest {
+	return sdk.StartRequest{Config: []byte(config), Connection: "c-test", WireLog: testWire, Input: Input, Mode: sdk.ModeRecord}
 }
 
 // parseFrames turns a fixture into frames the way the host does

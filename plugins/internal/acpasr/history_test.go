@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -34,7 +34,7 @@ func validStreams(t *testing.T, sessions []string, outs ...[]sdk.Output) {
 		for _, o := range outs {
 			all = append(all, streamLines(o, id)...)
 		}
-		if _, err := asr.Validate(bytes.NewReader(joinLines(all)), func(p asr.Problem) {
+		if _, err := asrcheck.Validate(bytes.NewReader(joinLines(all)), func(p asrcheck.Problem) {
 			t.Errorf("stream %s: %s", id, p)
 		}); err != nil {
 			t.Errorf("stream %s: %v", id, err)
@@ -314,7 +314,7 @@ func TestASR716_ConnectionNumberAcrossConnections(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("derived ids (-want +got):\n%s", diff)
 	}
-	if _, err := asr.Validate(bytes.NewReader(joinLines(store)), func(p asr.Problem) { t.Errorf("stream: %s", p) }); err != nil {
+	if _, err := asrcheck.Validate(bytes.NewReader(joinLines(store)), func(p asrcheck.Problem) { t.Errorf("stream: %s", p) }); err != nil {
 		t.Error(err)
 	}
 	if n := strings.Count(string(joinLines(store)), `"type":"header"`); n != 1 {

@@ -1,9 +1,8 @@
 package acpasr
 
 import (
+	"fmt"
 	"testing"
-
-	"github.com/acptap/acptap/sdk"
 )
 
 const permOptions = `[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"always","name":"Always","kind":"allow_always"},{"optionId":"no","name":"Reject","kind":"reject_once"},{"optionId":"v","name":"Vendor","kind":"_acme_ask_later"}]`
@@ -38,11 +37,12 @@ func TestASR716_Permission(t *testing.T) {
 			if tt.answer != "" {
 				lines = append(lines, `c2a {"jsonrpc":"2.0","id":`+tt.id+`,"result":`+tt.answer+`}`)
 			}
-			var prior []sdk.PriorSession
+			fixture := opened(lines...)
 			if tt.prior > 0 {
-				prior = append(prior, sdk.PriorSession{SessionID: "s1", Connections: tt.prior})
+				// What the store knows of s1: earlier connections, no stream.
+				fixture = wire(fmt.Sprintf(`session {"id":"s1","connections":%d,"prior":[]}`, tt.prior), fixture)
 			}
-			perms := ofType(records(t, mapAll(t, startReq("", prior...), parseFrames(t, opened(lines...))), "s1"), "permission")
+			perms := ofType(records(t, mapAll(t, startReq(""), parseFrames(t, fixture)), "s1"), "permission")
 			if got := js(strip(perms[len(perms)-1])); got != js(decode(tt.want)) {
 				t.Errorf("permission = %s\nwant         %s", got, js(decode(tt.want)))
 			}

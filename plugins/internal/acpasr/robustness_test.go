@@ -12,7 +12,7 @@ import (
 
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -155,7 +155,7 @@ func FuzzMapFrames(f *testing.F) {
 }
 
 // checkStreams validates every session's stream (its header and records,
-// in output order) with asr.Validate; any problem, warnings included, is a
+// in output order) with asrcheck.Validate; any problem, warnings included, is a
 // failure.
 func checkStreams(t testing.TB, outs []sdk.Output) {
 	t.Helper()
@@ -176,7 +176,7 @@ func checkStreams(t testing.TB, outs []sdk.Output) {
 	}
 	for _, id := range order {
 		var problems []string
-		if _, err := asr.Validate(bytes.NewReader(streams[id].Bytes()), func(p asr.Problem) { problems = append(problems, p.String()) }); err != nil {
+		if _, err := asrcheck.Validate(bytes.NewReader(streams[id].Bytes()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil {
 			t.Fatalf("session %q: validate: %v", id, err)
 		}
 		if len(problems) > 0 {
@@ -186,7 +186,7 @@ func checkStreams(t testing.TB, outs []sdk.Output) {
 }
 
 // TestMalformedCorpusValid: the conformance suite's malformed corpus gives
-// streams that pass asr.Validate.
+// streams that pass asrcheck.Validate.
 func TestMalformedCorpusValid(t *testing.T) {
 	checkStreams(t, mapAll(t, startReq(""), mappertest.Malformed(base)))
 }

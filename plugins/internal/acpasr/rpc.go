@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/acptap/acptap/sdk"
 )
 
 // rpcKind classifies a JSON-RPC message.
@@ -29,57 +31,51 @@ type rpcMsg struct {
 	raw       json.RawMessage // the message as received (compact it to record it)
 }
 
-var (
-	errNotObject = errors.New("not a JSON object")
-	errNotRPC    = errors.New("neither a request, a notification nor a response")
-	errMethod    = errors.New(`"method" is not a string`)
-)
-
-// parseRPC decodes one frame's bytes.
-func parseRPC(data []byte) (rpcMsg, error) {
+// parseRPC decodes one frame's message from its JSON-RPC head
+// (sdk.Frame.RPC); data is the frame's bytes as mapped (invalid UTF-8
+// replaced), checked to be valid JSON once here.
+func parseRPC(f *sdk.Frame, data []byte) (rpcMsg, error) {
 	if !json.Valid(data) {
 		return rpcMsg{}, errors.New("not valid JSON")
 	}
-	o, ok := parseObj(data)
-	if !ok {
-		return rpcMsg{}, errNotObject
+	if len(data) != len(f.Data) || (len(data) > 0 && &data[0] != &f.Data[0]) {
+		g := *f // the bytes mapped are not the frame's: read their head
+		g.Data = data
+		f = &g
 	}
-	m := rpcMsg{raw: bytes.TrimSpace(data)}
-	if id, st := o.member("id"); st != missing {
-		m.id = compact(id)
-		if st == isNull {
+	// The head's members are slices of the caller's frame: the objects
+	// parsed from them must not alias it (parseObj copies what it keeps; an
+	// aliasing parseObj needs one copy of data here, the head read on it).
+	h := f.RPC()
+	if h.Kind == sdk.NotRPC {
+		return rpcMsg{}, h.Err
+	}
+	m := rpcMsg{raw: bytes.TrimSpace(data), method: h.Method}
+	if h.ID != nil {
+		m.id = compact(h.ID)
+		if isJSONNull(h.ID) {
 			m.id = json.RawMessage("null")
 		}
 	}
-	if _, st := o.member("method"); st != missing {
-		method, st := o.str("method")
-		if st != valid {
-			return rpcMsg{}, errMethod
-		}
-		m.method = method
+	switch h.Kind {
+	case sdk.Request, sdk.Notification:
 		m.kind = rpcNotification
-		if m.id != nil {
+		if h.Kind == sdk.Request {
 			m.kind = rpcRequest
 		}
-		if p, st := o.object("params"); st == valid {
-			m.params = p
-		} else if st == invalid {
-			m.paramsBad = true
+		if len(h.Params) > 0 && !isJSONNull(h.Params) {
+			m.params, _ = parseObj(h.Params)
+			m.paramsBad = m.params == nil
 		}
-		return m, nil
+	case sdk.ErrorResponse:
+		m.kind = rpcError
+		m.errObj, _ = parseObj(h.Error)
+	default:
+		m.kind = rpcResult
+		if len(h.Result) > 0 && !isJSONNull(h.Result) {
+			m.result, _ = parseObj(h.Result)
+		}
 	}
-	if m.id == nil {
-		return rpcMsg{}, errNotRPC
-	}
-	if e, st := o.object("error"); st == valid {
-		m.kind, m.errObj = rpcError, e
-		return m, nil
-	}
-	if _, st := o.member("result"); st == missing {
-		return rpcMsg{}, errNotRPC
-	}
-	m.kind = rpcResult
-	m.result, _ = o.object("result")
 	return m, nil
 }
 

@@ -58,13 +58,8 @@ func TestSessionResume(t *testing.T) {
 		permReq("3", `{"type":"command","command":"ls","cwd":"/"}`),
 		upd(chunkA), idle,
 	}
-	prior := sdk.PriorSession{SessionID: "s1", Connections: 2}
-	for _, l := range priorLines {
-		prior.Records = append(prior.Records, []byte(l))
-	}
 	withFrame := append([]string{resume[0], resume[1], `session {"id":"s1","connections":2,"prior":[` + strings.Join(priorLines, ",") + `]}`}, resume[2:]...)
 	runs := map[string][]sdk.Output{
-		"start request": mapAll(t, startReq("", prior), parseFrames(t, wire(resume...))),
 		"session frame": mapAll(t, startReq(""), parseFrames(t, wire(withFrame...))),
 	}
 	for name, outs := range runs {

@@ -14,7 +14,7 @@ import (
 // elicitations, resumes, forks, closes and their responses) whose members
 // are drawn from values of every JSON type, valid and malformed, so that
 // every field the engine reads meets every shape. Every output stream must
-// pass asr.Validate (warnings included).
+// pass asrcheck.Validate (warnings included).
 func FuzzUpdateShapes(f *testing.F) {
 	for _, seed := range []string{"", "\x00\x01\x02\x03", "abcdefghijklmnopqrstuvwxyz", strings.Repeat("\x07\x13\x2a", 40)} {
 		f.Add([]byte(seed))

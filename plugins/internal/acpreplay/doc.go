@@ -4,6 +4,7 @@
 // loss report (internal/replay) says what the stream held that they do not
 // carry. It is plugins/internal/acpasr's counterpart: the acpv2 plugin's Replay is this
 // engine, and a plugin for another ACP version replays through it and
-// translates (acpv1, to ACP v1). It imports only sdk packages and the
-// standard library.
+// translates (acpv1, to ACP v1). It imports only sdk packages, the shared
+// internal libraries (internal/jsonscan, internal/replay) and the standard
+// library.
 package acpreplay

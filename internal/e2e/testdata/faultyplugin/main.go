@@ -17,7 +17,8 @@
 //
 // FAULTY_HANG in the environment hangs the plugin before any config is
 // seen: "handshake" never completes go-plugin's handshake, "info" never
-// answers Info.
+// answers Info. FAULTY_INFO=unknown-capability makes Info claim a
+// capability no host knows ("stream"), which the host must refuse.
 //
 // Besides alpha.9 it claims the ACP v2 draft 2.0.0-alpha.13, which the
 // default revisions table does not name: dropped into plugin_path, it is
@@ -46,8 +47,12 @@ func (mapper) Info(context.Context) (sdk.Info, error) {
 	if os.Getenv("FAULTY_HANG") == "info" {
 		time.Sleep(24 * time.Hour)
 	}
-	return sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
-		Outputs: []string{"asr"}, Capabilities: []string{"record"}}, nil
+	info := sdk.Info{Name: "faulty", Version: "0.0.1", Inputs: []string{"acp/2@2.0.0-alpha.9", "acp/2@2.0.0-alpha.13"},
+		Outputs: []sdk.Format{sdk.FormatASR}, Capabilities: []sdk.Capability{sdk.CapabilityRecord}}
+	if os.Getenv("FAULTY_INFO") == "unknown-capability" {
+		info.Capabilities = append(info.Capabilities, "stream")
+	}
+	return info, nil
 }
 
 func (mapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {

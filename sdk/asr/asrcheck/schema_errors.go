@@ -1,4 +1,4 @@
-package asr
+package asrcheck
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package asr
+package asrcheck
 
 import (
 	"bufio"
@@ -10,17 +10,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // TestSchemaPublishedCopy keeps docs/asr.schema.json identical to the
 // embedded schema.
 func TestSchemaPublishedCopy(t *testing.T) {
-	pub, err := os.ReadFile("../../docs/asr.schema.json")
+	pub, err := os.ReadFile("../../../docs/asr.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(pub, Schema()) {
-		t.Fatal("docs/asr.schema.json differs from sdk/asr/schema/asr.schema.json: copy it over")
+		t.Fatal("docs/asr.schema.json differs from sdk/asr/asrcheck/schema/asr.schema.json: copy it over")
 	}
 	var doc struct {
 		Schema string `json:"$schema"`
@@ -194,49 +196,49 @@ func TestSchemaRecordTypes(t *testing.T) {
 func TestSchemaCoversGoModel(t *testing.T) {
 	root := "root0"
 	no := false
-	env := func(typ, status string) Envelope {
-		return Envelope{Type: typ, Seq: 2, ID: "r2", TS: "2026-10-26T14:30:41.207Z", TSSource: TSSourceRecorder,
+	env := func(typ, status string) asr.Envelope {
+		return asr.Envelope{Type: typ, Seq: 2, ID: "r2", TS: "2026-10-26T14:30:41.207Z", TSSource: asr.TSSourceRecorder,
 			ObservedAt: "2026-10-26T14:30:42.000Z", Status: status}
 	}
-	prov := Provenance{Native: &Native{Ref: &NativeRef{Wire: "wire/c.jsonl", Frames: []uint64{1}}},
-		Capture: map[string]CaptureState{"x": {State: "absent"}}, Assembly: AssemblyFolded,
+	prov := asr.Provenance{Native: &asr.Native{Ref: &asr.NativeRef{Wire: "wire/c.jsonl", Frames: []uint64{1}}},
+		Capture: map[string]asr.CaptureState{"x": {State: "absent"}}, Assembly: asr.AssemblyFolded,
 		Meta: map[string]json.RawMessage{"traceparent": json.RawMessage(`"00-a-b-01"`)}}
 	text := json.RawMessage(`{"type":"text","text":"t"}`)
-	ref := &PathRef{Root: &root, Path: "a.go"}
-	recs := []Record{
-		&Message{Envelope: env(TypeMessage, ""), MessageID: "m", IDSource: "derived", Role: "user", Origin: "inter_session", Author: "agent",
-			Audience: "user", From: &SessionRef{Session: "a"}, Recipients: []Recipient{{Actor: SessionRef{Session: "b"}}}, Severity: "info",
+	ref := &asr.PathRef{Root: &root, Path: "a.go"}
+	recs := []asr.Record{
+		&asr.Message{Envelope: env(asr.TypeMessage, ""), MessageID: "m", IDSource: "derived", Role: "user", Origin: "inter_session", Author: "agent",
+			Audience: "user", From: &asr.SessionRef{Session: "a"}, Recipients: []asr.Recipient{{Actor: asr.SessionRef{Session: "b"}}}, Severity: "info",
 			Content: []json.RawMessage{text}, Provenance: prov},
-		&ToolCall{Envelope: env(TypeToolCall, ""), CallID: "c", CallIDSource: "native", Name: "n", Title: "t", Kind: "read",
-			Input: json.RawMessage(`{}`), Locations: []Location{{Path: *ref, Line: json.RawMessage(`3`)}}, Provenance: prov},
-		&ToolResult{Envelope: env(TypeToolResult, "completed"), CallID: "c", Linkage: "exact", DisplayContent: []json.RawMessage{text},
-			Raw: json.RawMessage(`1`), Exec: &Exec{TerminalID: "t"}, Provenance: prov},
-		&FileChange{Envelope: env(TypeFileChange, "applied"), Cause: &Cause{CallID: "c"},
-			Changes: []Change{{Op: "move", Path: ref, OldPath: ref, FileType: "text", MimeType: "text/plain"}},
-			Patch:   &Patch{Format: "git_patch", Text: "d"}, Precision: "hunks", Provenance: prov},
-		&Permission{Envelope: env(TypePermission, "resolved"), RequestID: "0:1", IDSource: "derived", Title: "t", Description: "d",
+		&asr.ToolCall{Envelope: env(asr.TypeToolCall, ""), CallID: "c", CallIDSource: "native", Name: "n", Title: "t", Kind: "read",
+			Input: json.RawMessage(`{}`), Locations: []asr.Location{{Path: *ref, Line: json.RawMessage(`3`)}}, Provenance: prov},
+		&asr.ToolResult{Envelope: env(asr.TypeToolResult, "completed"), CallID: "c", Linkage: "exact", DisplayContent: []json.RawMessage{text},
+			Raw: json.RawMessage(`1`), Exec: &asr.Exec{TerminalID: "t"}, Provenance: prov},
+		&asr.FileChange{Envelope: env(asr.TypeFileChange, "applied"), Cause: &asr.Cause{CallID: "c"},
+			Changes: []asr.Change{{Op: "move", Path: ref, OldPath: ref, FileType: "text", MimeType: "text/plain"}},
+			Patch:   &asr.Patch{Format: "git_patch", Text: "d"}, Precision: "hunks", Provenance: prov},
+		&asr.Permission{Envelope: env(asr.TypePermission, "resolved"), RequestID: "0:1", IDSource: "derived", Title: "t", Description: "d",
 			Options: json.RawMessage(`[{"optionId":"a","name":"A","kind":"allow_once"}]`), Subject: json.RawMessage(`{"callId":"c"}`),
 			Decision: "allow_once", SelectedOptionID: "a", Provenance: prov},
-		&InputRequest{Envelope: env(TypeInputRequest, "answered"), RequestID: "e", IDSource: "native", CallID: "c", Mode: "form",
+		&asr.InputRequest{Envelope: env(asr.TypeInputRequest, "answered"), RequestID: "e", IDSource: "native", CallID: "c", Mode: "form",
 			Message: "m", RequestedSchema: json.RawMessage(`{"type":"object"}`), URL: "https://x", Response: json.RawMessage(`{"a":1}`), Provenance: prov},
-		&Plan{Envelope: env(TypePlan, ""), PlanID: "p", PlanType: "items", Entries: json.RawMessage(`[{"content":"c","priority":"low","status":"pending"}]`), Provenance: prov},
-		&Terminal{Envelope: env(TypeTerminal, "exited"), TerminalID: "t", Command: "ls", Cwd: ref, ExitCode: json.RawMessage(`0`),
-			Signal: json.RawMessage(`"SIGTERM"`), Output: &Output{Blob: Blob{Encoding: "base64", Data: "b2s="}}, Provenance: prov},
-		&State{Envelope: env(TypeState, ""), State: "idle", StopReason: json.RawMessage(`"end_turn"`), Error: json.RawMessage(`{"code":1}`), Provenance: prov},
-		&Compaction{Envelope: env(TypeCompaction, "completed"), CompactionID: "k", Kind: "summary", Summary: []json.RawMessage{text},
-			Error: json.RawMessage(`"e"`), Replaces: &Replaces{ThroughID: "r1"}, Provenance: prov},
-		&UsageSummary{Envelope: env(TypeUsageSummary, ""), Scope: "session", Cumulative: true, IncludesChildren: &no,
-			ContextWindow: &ContextWindow{Used: json.RawMessage(`1`), Size: json.RawMessage(`2`)},
-			Cost:          &Cost{Amount: json.RawMessage(`0.1`), Currency: "USD"}, Provenance: prov},
-		&SessionInfo{Envelope: env(TypeSessionInfo, ""), Title: json.RawMessage(`"T"`), Provenance: prov},
-		&ConfigChange{Envelope: env(TypeConfigChange, ""), Options: json.RawMessage(`[]`), Model: &ModelRef{ID: "m"}, Mode: "code", Provenance: prov},
-		&Subagent{Envelope: env(TypeSubagent, ""), ChildSession: "child", CallID: "c", Provenance: prov},
-		&Declaration{Envelope: env(TypeDeclaration, ""), Lossy: []string{"reasoning"}, LocalThroughID: "r1", Provenance: prov},
-		&Audit{Envelope: env(AuditPrefix+"available_commands_update", ""),
-			Provenance: Provenance{Native: &Native{Ref: prov.Native.Ref, Record: json.RawMessage(`{"sessionUpdate":"available_commands_update"}`)}}},
+		&asr.Plan{Envelope: env(asr.TypePlan, ""), PlanID: "p", PlanType: "items", Entries: json.RawMessage(`[{"content":"c","priority":"low","status":"pending"}]`), Provenance: prov},
+		&asr.Terminal{Envelope: env(asr.TypeTerminal, "exited"), TerminalID: "t", Command: "ls", Cwd: ref, ExitCode: json.RawMessage(`0`),
+			Signal: json.RawMessage(`"SIGTERM"`), Output: &asr.Output{Blob: asr.Blob{Encoding: "base64", Data: "b2s="}}, Provenance: prov},
+		&asr.State{Envelope: env(asr.TypeState, ""), State: "idle", StopReason: json.RawMessage(`"end_turn"`), Error: json.RawMessage(`{"code":1}`), Provenance: prov},
+		&asr.Compaction{Envelope: env(asr.TypeCompaction, "completed"), CompactionID: "k", Kind: "summary", Summary: []json.RawMessage{text},
+			Error: json.RawMessage(`"e"`), Replaces: &asr.Replaces{ThroughID: "r1"}, Provenance: prov},
+		&asr.UsageSummary{Envelope: env(asr.TypeUsageSummary, ""), Scope: "session", Cumulative: true, IncludesChildren: &no,
+			ContextWindow: &asr.ContextWindow{Used: json.RawMessage(`1`), Size: json.RawMessage(`2`)},
+			Cost:          &asr.Cost{Amount: json.RawMessage(`0.1`), Currency: "USD"}, Provenance: prov},
+		&asr.SessionInfo{Envelope: env(asr.TypeSessionInfo, ""), Title: json.RawMessage(`"T"`), Provenance: prov},
+		&asr.ConfigChange{Envelope: env(asr.TypeConfigChange, ""), Options: json.RawMessage(`[]`), Model: &asr.ModelRef{ID: "m"}, Mode: "code", Provenance: prov},
+		&asr.Subagent{Envelope: env(asr.TypeSubagent, ""), ChildSession: "child", CallID: "c", Provenance: prov},
+		&asr.Declaration{Envelope: env(asr.TypeDeclaration, ""), Lossy: []string{"reasoning"}, LocalThroughID: "r1", Provenance: prov},
+		&asr.Audit{Envelope: env(asr.AuditPrefix+"available_commands_update", ""),
+			Provenance: asr.Provenance{Native: &asr.Native{Ref: prov.Native.Ref, Record: json.RawMessage(`{"sessionUpdate":"available_commands_update"}`)}}},
 	}
 	for _, rec := range recs {
-		b, err := Marshal(rec)
+		b, err := asr.Marshal(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,14 +246,14 @@ func TestSchemaCoversGoModel(t *testing.T) {
 			t.Errorf("%s: %v\n%s", rec.Env().Type, msgs, b)
 		}
 	}
-	h := Header{Type: "header", ASR: FormatVersion, SessionID: "s", CreatedAt: "2026-10-26T14:30:41.207Z",
-		Agent: &Agent{Name: "a", Version: "1"}, Producer: Producer{Method: "recorder", Name: "acptap", Version: "0.1.0",
-			Plugin: &Plugin{Name: "acpv2", Version: "0.1.0"}, Source: &Source{Format: "acp", FormatVersion: "2.0.0-alpha.9"}, Lossy: []string{"usage"}},
-		Workspace: &Workspace{Roots: RootIDs([]string{"/w"})},
-		Lineage: &Lineage{ForkedFrom: &SessionLink{Session: "p", Evidence: "native_field"},
-			Inherits: &Inherits{Mode: "copied", From: "p", Evidence: "native_field"}, SpawnedBy: &SessionLink{Session: "q", Evidence: "native_field"}},
+	h := asr.Header{Type: "header", ASR: asr.FormatVersion, SessionID: "s", CreatedAt: "2026-10-26T14:30:41.207Z",
+		Agent: &asr.Agent{Name: "a", Version: "1"}, Producer: asr.Producer{Method: "recorder", Name: "acptap", Version: "0.1.0",
+			Plugin: &asr.Plugin{Name: "acpv2", Version: "0.1.0"}, Source: &asr.Source{Format: "acp", FormatVersion: "2.0.0-alpha.9"}, Lossy: []string{"usage"}},
+		Workspace: &asr.Workspace{Roots: asr.RootIDs([]string{"/w"})},
+		Lineage: &asr.Lineage{ForkedFrom: &asr.SessionLink{Session: "p", Evidence: "native_field"},
+			Inherits: &asr.Inherits{Mode: "copied", From: "p", Evidence: "native_field"}, SpawnedBy: &asr.SessionLink{Session: "q", Evidence: "native_field"}},
 		Meta: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}
-	b, err := Marshal(h)
+	b, err := asr.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +265,7 @@ func TestSchemaCoversGoModel(t *testing.T) {
 // TestSchemaDocsExamples validates every example line of docs/asr.md (the
 // lines of its ```json blocks that are stream lines).
 func TestSchemaDocsExamples(t *testing.T) {
-	f, err := os.Open("../../docs/asr.md")
+	f, err := os.Open("../../../docs/asr.md")
 	if err != nil {
 		t.Fatal(err)
 	}

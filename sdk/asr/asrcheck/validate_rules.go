@@ -1,41 +1,22 @@
-package asr
+package asrcheck
 
 import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // acpAlways are the categories that always apply to a stream recorded from
 // ACP (ASR-722).
-var acpAlways = []string{LossInference, LossMessageAuthor, LossTimestamps, LossUsage}
-
-// EntityKeyField names the field that identifies an entity of the given
-// record type (messageId, callId, planId, terminalId, compactionId,
-// requestId), or "" for a type without a key.
-func EntityKeyField(typ string) string {
-	switch typ {
-	case TypeMessage:
-		return "messageId"
-	case TypeToolCall, TypeToolResult:
-		return "callId"
-	case TypePlan:
-		return "planId"
-	case TypeTerminal:
-		return "terminalId"
-	case TypeCompaction:
-		return "compactionId"
-	case TypePermission, TypeInputRequest:
-		return "requestId"
-	}
-	return ""
-}
+var acpAlways = []string{asr.LossInference, asr.LossMessageAuthor, asr.LossTimestamps, asr.LossUsage}
 
 // snapshotType reports whether records of typ are snapshots that never
 // revise an entity (so supersedes is not allowed on them).
 func snapshotType(typ string) bool {
 	switch typ {
-	case TypeState, TypeUsageSummary, TypeSessionInfo, TypeConfigChange, TypeDeclaration:
+	case asr.TypeState, asr.TypeUsageSummary, asr.TypeSessionInfo, asr.TypeConfigChange, asr.TypeDeclaration:
 		return true
 	}
 	return false
@@ -160,7 +141,7 @@ func (r *rules) record(n int, typ string, rec map[string]any) {
 		seq = r.next // the schema reported it; go on as if it were right
 		r.next++
 	}
-	self := RecordID(seq)
+	self := asr.RecordID(seq)
 	if id, ok := rec["id"].(string); ok {
 		if seqOK && id != self {
 			r.v.errorf(n, "id %q does not match seq %d: a record's id is \"r<seq>\" (%s)", id, seq, self)
@@ -182,10 +163,10 @@ func (r *rules) record(n int, typ string, rec map[string]any) {
 func (r *rules) identity(n int, typ string, seq uint64, sup string, rec map[string]any) {
 	target, supOK := parseRecordID(sup)
 	if sup != "" && supOK && target >= seq {
-		r.v.errorf(n, "supersedes %s, which is not an earlier record (this is %s)", sup, RecordID(seq))
+		r.v.errorf(n, "supersedes %s, which is not an earlier record (this is %s)", sup, asr.RecordID(seq))
 		supOK = false
 	}
-	if field := EntityKeyField(typ); field != "" {
+	if field := asr.EntityKeyField(typ); field != "" {
 		key, ok := rec[field].(string)
 		if !ok {
 			return // the schema reported it
@@ -197,14 +178,14 @@ func (r *rules) identity(n int, typ string, seq uint64, sup string, rec map[stri
 		case e == nil && sup != "" && supOK:
 			r.v.errorf(n, "supersedes %s, but there is no earlier record of %s to revise", sup, name)
 		case e != nil && sup == "":
-			r.v.errorf(n, "%s already has record %s: a later record of the same entity must carry supersedes (ASR-706)", name, RecordID(e.latest))
+			r.v.errorf(n, "%s already has record %s: a later record of the same entity must carry supersedes (ASR-706)", name, asr.RecordID(e.latest))
 		case e != nil && supOK && target != e.latest:
-			r.v.errorf(n, "supersedes %s, but the latest record of %s is %s (first %s)", sup, name, RecordID(e.latest), RecordID(e.first))
+			r.v.errorf(n, "supersedes %s, but the latest record of %s is %s (first %s)", sup, name, asr.RecordID(e.latest), asr.RecordID(e.first))
 		}
 		if e == nil {
 			e = &entity{typ: typ, first: seq}
 			r.entities[id] = e
-			if typ == TypeToolResult && r.entities[TypeToolCall+"\x00"+key] == nil {
+			if typ == asr.TypeToolResult && r.entities[asr.TypeToolCall+"\x00"+key] == nil {
 				r.v.warnf(n, "tool_result for call %q has no earlier tool_call", key)
 			}
 		}
@@ -234,7 +215,7 @@ func (r *rules) identity(n int, typ string, seq uint64, sup string, rec map[stri
 	case e.typ != typ:
 		r.v.errorf(n, "supersedes %s, a %s record: a revision has the type of the record it revises (%s)", sup, e.typ, typ)
 	case e.latest != target:
-		r.v.errorf(n, "supersedes %s, but the latest record of that %s is %s", sup, typ, RecordID(e.latest))
+		r.v.errorf(n, "supersedes %s, but the latest record of that %s is %s", sup, typ, asr.RecordID(e.latest))
 	}
 	e.latest = seq
 	r.chains[seq] = e
@@ -243,7 +224,7 @@ func (r *rules) identity(n int, typ string, seq uint64, sup string, rec map[stri
 // losses folds declarations and checks that the categories a record needs
 // were declared before it (ASR-722).
 func (r *rules) losses(n int, typ, self string, rec map[string]any) {
-	if typ == TypeDeclaration {
+	if typ == asr.TypeDeclaration {
 		for _, c := range stringList(rec["lossy"]) {
 			r.lossy[c] = true
 		}
@@ -254,10 +235,10 @@ func (r *rules) losses(n int, typ, self string, rec map[string]any) {
 	}
 	need := ""
 	switch typ {
-	case TypeToolCall:
-		need = LossToolStatus
-	case TypeToolResult:
-		need = LossToolResultContent
+	case asr.TypeToolCall:
+		need = asr.LossToolStatus
+	case asr.TypeToolResult:
+		need = asr.LossToolResultContent
 	}
 	if need == "" || r.lossy[need] || r.lossWarned[need] {
 		return
@@ -276,20 +257,20 @@ func (r *rules) references(n int, typ string, seq uint64, rec map[string]any) {
 		}
 	}
 	switch typ {
-	case TypeDeclaration:
+	case asr.TypeDeclaration:
 		if id, ok := rec["localThroughId"].(string); ok {
 			if r.forkedFrom == "" {
 				r.v.errorf(n, "localThroughId in a stream without lineage.forkedFrom: only a fork has copied history (ASR-718)")
 			}
 			earlier("localThroughId", id)
 		}
-	case TypeCompaction:
+	case asr.TypeCompaction:
 		if rep, ok := rec["replaces"].(map[string]any); ok {
 			if id, ok := rep["throughId"].(string); ok {
 				earlier("replaces.throughId", id)
 			}
 		}
-	case TypeSubagent:
+	case asr.TypeSubagent:
 		if c, _ := rec["childSession"].(string); c != "" && c == r.sessionID {
 			r.v.errorf(n, "childSession is the stream's own sessionId %q", c)
 		}
@@ -319,27 +300,27 @@ func (r *rules) pathRefs(n int, typ string, rec map[string]any) {
 		}
 		switch root := ref["root"].(type) {
 		case nil:
-			if !absolute(path) {
+			if !asr.IsAbsPath(path) {
 				r.v.errorf(n, "%s: root is null but path %q is not absolute", where, path)
 			}
 		case string:
 			if r.sawHeader && !r.roots[root] {
 				r.v.errorf(n, "%s: root %q is not a workspace root of the header", where, root)
 			}
-			if !cleanRelative(path) {
+			if !asr.IsCleanRelPath(path) {
 				r.v.errorf(n, "%s: path %q is not a clean path relative to its root (no leading separator, no empty, \".\" or \"..\" segments)", where, path)
 			}
 		}
 	}
 	switch typ {
-	case TypeToolCall:
+	case asr.TypeToolCall:
 		locs, _ := rec["locations"].([]any)
 		for i, l := range locs {
 			if m, ok := l.(map[string]any); ok {
 				check("locations["+strconv.Itoa(i)+"].path", m["path"])
 			}
 		}
-	case TypeFileChange:
+	case asr.TypeFileChange:
 		changes, _ := rec["changes"].([]any)
 		for i, c := range changes {
 			if m, ok := c.(map[string]any); ok {
@@ -347,40 +328,9 @@ func (r *rules) pathRefs(n int, typ string, rec map[string]any) {
 				check("changes["+strconv.Itoa(i)+"].oldPath", m["oldPath"])
 			}
 		}
-	case TypeTerminal:
+	case asr.TypeTerminal:
 		check("cwd", rec["cwd"])
 	}
-}
-
-// absolute reports whether p is an absolute POSIX or Windows path.
-func absolute(p string) bool {
-	switch {
-	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
-		return true
-	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
-		c := p[0] | 0x20
-		return c >= 'a' && c <= 'z'
-	}
-	return false
-}
-
-// cleanRelative reports whether p is "" or segments without empty, "." or
-// ".." ones ("/" or "\" separated), not starting with a separator.
-func cleanRelative(p string) bool {
-	if p == "" {
-		return true
-	}
-	start := 0
-	for i := 0; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' && p[i] != '\\' {
-			continue
-		}
-		if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
-			return false
-		}
-		start = i + 1
-	}
-	return true
 }
 
 // stringList returns the strings of a JSON array.

@@ -1,4 +1,4 @@
-package asr
+package asrcheck
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // Severity says whether a Problem makes a stream invalid.
@@ -97,17 +99,17 @@ func ValidateLimit(r io.Reader, maxLine int, report func(Problem)) (Summary, err
 		return Summary{}, err
 	}
 	v := newValidator(cs, report)
-	rd := NewReader(r)
+	rd := asr.NewReader(r)
 	rd.MaxLine = maxLine
 	for {
 		line, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.Is(err, ErrLineTooLong) {
+		if errors.Is(err, asr.ErrLineTooLong) {
 			max := maxLine
 			if max <= 0 {
-				max = DefaultMaxLine
+				max = asr.DefaultMaxLine
 			}
 			v.errorf(rd.Line()+1, "line longer than %d bytes (the bound); the rest of the stream is not read", max)
 			return v.finish(), nil
@@ -221,7 +223,7 @@ func (v *validator) checkSchema(n int, typ string, inst any) {
 	case typ == "":
 		what = "record"
 	case !known:
-		v.errorf(n, "unknown record type %q: not an ASR type, not an audit-only %s<kind>, not a \"_\"-prefixed vendor type", typ, AuditPrefix)
+		v.errorf(n, "unknown record type %q: not an ASR type, not an audit-only %s<kind>, not a \"_\"-prefixed vendor type", typ, asr.AuditPrefix)
 	}
 	err := s.Validate(inst)
 	if err == nil {
@@ -238,7 +240,7 @@ func (v *validator) checkSchema(n int, typ string, inst any) {
 }
 
 func (v *validator) finish() Summary {
-	v.sum.Lossy = SortedKeys(v.rules.lossy)
+	v.sum.Lossy = asr.SortedKeys(v.rules.lossy)
 	v.sum.Entities = v.rules.entityCount()
 	v.sum.SessionID = v.rules.sessionID
 	return v.sum

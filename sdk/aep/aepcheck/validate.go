@@ -1,4 +1,4 @@
-package aep
+package aepcheck
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/acptap/acptap/sdk/aep"
 )
 
 const schemaBase = "aep://schemas/0.1/"
@@ -35,7 +37,7 @@ func DefaultValidator() (*Validator, error) {
 func NewValidator() (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	sfs := Schemas()
+	sfs := aep.Schemas()
 	add := func(path string) error {
 		raw, err := fs.ReadFile(sfs, path)
 		if err != nil {
@@ -73,7 +75,7 @@ func NewValidator() (*Validator, error) {
 }
 
 // Validate checks one event (one JSON object) and returns its header.
-func (v *Validator) Validate(raw []byte) (*Header, error) {
+func (v *Validator) Validate(raw []byte) (*aep.Header, error) {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
@@ -84,7 +86,7 @@ func (v *Validator) Validate(raw []byte) (*Header, error) {
 	if err := v.envelope.Validate(inst); err != nil {
 		return nil, fmt.Errorf("envelope: %s", oneLine(err))
 	}
-	h, err := ParseHeader(raw)
+	h, err := aep.ParseHeader(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package asr
+package asrcheck
 
 import (
 	"bufio"
@@ -12,50 +12,30 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acptap/acptap/sdk/asr"
+	"github.com/acptap/acptap/sdk/asr/internal/asrtest"
 )
 
-// A valid stream recorded from ACP: every line of it is changed once below.
+// The base stream and its edits are asrtest's, shared with the asr tests.
 const (
-	hdrACP = `{"type":"header","asr":"0.1","sessionId":"s1","createdAt":"2026-10-26T14:30:41.210Z","agent":{"name":"gemini","version":"0.9.1"},` +
-		`"producer":{"method":"recorder","name":"acptap","version":"0.1.0","plugin":{"name":"acpv2","version":"0.1.0"},"source":{"format":"acp","formatVersion":"2.0.0-alpha.9"},` +
-		`"lossy":["inference","message.author","timestamps","usage"]},"workspace":{"roots":[{"id":"root0","path":"/w/proj"}]}}`
-	recState1  = `{"type":"state","seq":1,"id":"r1","ts":"2026-10-26T14:30:41.211Z","tsSource":"recorder","state":"running"}`
-	recPrompt  = `{"type":"message","seq":2,"id":"r2","ts":"2026-10-26T14:30:41.211Z","tsSource":"recorder","messageId":"m1","role":"user","origin":"prompt","content":[{"type":"text","text":"Fix it"}]}`
-	recDecl    = `{"type":"declaration","seq":3,"id":"r3","lossy":["_org.agent-session.acp/tool_status_transitions","tool_result.content"]}`
-	recCall    = `{"type":"tool_call","seq":4,"id":"r4","callId":"c1","callIdSource":"native","name":"read","kind":"read","locations":[{"path":{"root":"root0","path":"a.go"},"line":1}]}`
-	recResult  = `{"type":"tool_result","seq":5,"id":"r5","status":"completed","callId":"c1","linkage":"exact","capture":{"content":{"state":"absent"}}}`
-	recAnswer  = `{"type":"message","seq":6,"id":"r6","messageId":"m2","role":"assistant","content":[{"type":"text","text":"Done"}],"assembly":"chunks"}`
-	recRevised = `{"type":"message","seq":7,"id":"r7","supersedes":"r6","messageId":"m2","role":"assistant","content":[{"type":"text","text":"Done."}]}`
-	recIdle    = `{"type":"state","seq":8,"id":"r8","state":"idle","stopReason":"end_turn"}`
+	hdrACP     = asrtest.HdrACP
+	recState1  = asrtest.RecState1
+	recPrompt  = asrtest.RecPrompt
+	recDecl    = asrtest.RecDecl
+	recCall    = asrtest.RecCall
+	recResult  = asrtest.RecResult
+	recAnswer  = asrtest.RecAnswer
+	recRevised = asrtest.RecRevised
+	recIdle    = asrtest.RecIdle
 )
 
-func baseLines() []string {
-	return []string{hdrACP, recState1, recPrompt, recDecl, recCall, recResult, recAnswer, recRevised, recIdle}
-}
+func baseLines() []string { return asrtest.BaseLines() }
 
-// edit changes line n (1-based) of the base stream: s replaces it, or
-// (with a leading "+") is inserted after it, or (when "") deletes it.
-type edit struct {
-	line int
-	s    string
-}
+// edit is an asrtest.Edit, spelled {line, text} in the tables below.
+type edit asrtest.Edit
 
-func streamWith(edits ...edit) string {
-	lines := baseLines()
-	// Apply from the last line up so that line numbers stay those of the base.
-	for i := len(edits) - 1; i >= 0; i-- {
-		e := edits[i]
-		switch {
-		case e.s == "":
-			lines = append(lines[:e.line-1], lines[e.line:]...)
-		case strings.HasPrefix(e.s, "+"):
-			lines = append(lines[:e.line], append([]string{e.s[1:]}, lines[e.line:]...)...)
-		default:
-			lines[e.line-1] = e.s
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
+var streamWith = asrtest.StreamWith[edit]
 
 func validateString(t *testing.T, s string) (Summary, []Problem) {
 	t.Helper()
@@ -81,7 +61,7 @@ func TestValidateBaseStreamIsValid(t *testing.T) {
 	}
 	want := Summary{SessionID: "s1", Lines: 9, Records: 8, Entities: 4,
 		Types: map[string]int{"state": 2, "message": 3, "declaration": 1, "tool_call": 1, "tool_result": 1},
-		Lossy: []string{LossToolStatus, "inference", "message.author", "timestamps", "tool_result.content", "usage"}}
+		Lossy: []string{asr.LossToolStatus, "inference", "message.author", "timestamps", "tool_result.content", "usage"}}
 	if diff := cmp.Diff(want, sum); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
@@ -250,8 +230,8 @@ func TestValidateInvariants(t *testing.T) {
 // session) and, read at run time, the recording engine's current golden
 // files (plugins/internal/acpasr).
 func TestValidateACPv2Streams(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/*.asr.jsonl")
-	golden, _ := filepath.Glob("../../plugins/internal/acpasr/testdata/*.golden.jsonl")
+	paths, _ := filepath.Glob("../testdata/*.asr.jsonl")
+	golden, _ := filepath.Glob("../../../plugins/internal/acpasr/testdata/*.golden.jsonl")
 	if len(paths) < 3 {
 		t.Fatalf("testdata streams: %v", paths)
 	}
@@ -339,7 +319,7 @@ func TestValidateStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = newValidator(cs, func(p Problem) { t.Error(p) })
-	rd := NewReader(pr)
+	rd := asr.NewReader(pr)
 	for {
 		line, err := rd.Next()
 		if errors.Is(err, io.EOF) {

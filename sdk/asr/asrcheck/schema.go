@@ -1,4 +1,4 @@
-package asr
+package asrcheck
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // The ASR JSON Schema (draft 2020-12). docs/asr.schema.json is a published
@@ -26,9 +28,9 @@ func Schema() []byte { return bytes.Clone(schemaJSON) }
 // schemaTypes are the record types with a body schema of their own
 // ($defs/<type>).
 var schemaTypes = []string{
-	TypeMessage, TypeToolCall, TypeToolResult, TypeFileChange, TypePermission,
-	TypeInputRequest, TypePlan, TypeTerminal, TypeState, TypeCompaction,
-	TypeUsageSummary, TypeSessionInfo, TypeConfigChange, TypeSubagent, TypeDeclaration,
+	asr.TypeMessage, asr.TypeToolCall, asr.TypeToolResult, asr.TypeFileChange, asr.TypePermission,
+	asr.TypeInputRequest, asr.TypePlan, asr.TypeTerminal, asr.TypeState, asr.TypeCompaction,
+	asr.TypeUsageSummary, asr.TypeSessionInfo, asr.TypeConfigChange, asr.TypeSubagent, asr.TypeDeclaration,
 }
 
 // compiledSchemas holds the schema compiled once per process: the whole
@@ -100,9 +102,9 @@ func (cs *compiledSchemas) forType(t string) (*jsonschema.Schema, bool) {
 	switch {
 	case t == "header":
 		return cs.header, true
-	case IsAudit(t):
+	case asr.IsAudit(t):
 		return cs.audit, true
-	case IsVendor(t):
+	case asr.IsVendor(t):
 		return cs.vendor, true
 	}
 	if s, ok := cs.types[t]; ok {
@@ -115,10 +117,3 @@ func (cs *compiledSchemas) forType(t string) (*jsonschema.Schema, bool) {
 	}
 	return cs.envelope, false
 }
-
-// IsAudit reports whether t is an audit-only record type
-// (org.agent-session.acp/<kind>, ASR-710).
-func IsAudit(t string) bool { return len(t) >= len(AuditPrefix) && t[:len(AuditPrefix)] == AuditPrefix }
-
-// IsVendor reports whether t is a vendor record type ("_"-prefixed).
-func IsVendor(t string) bool { return len(t) > 1 && t[0] == '_' }
