@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/acptap/acptap/examples/agent/agentlib"
+	"github.com/acptap/acptap/internal/demo/agentlib"
 )
 
 func main() {

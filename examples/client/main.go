@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acptap/acptap/examples/client/clientlib"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 )
 
 type stringList []string

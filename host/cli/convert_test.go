@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/builtin"
-	"github.com/acptap/acptap/host/convert"
+	"github.com/acptap/acptap/host/logimport"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk/aep"
@@ -98,7 +98,7 @@ func TestConvertUsage(t *testing.T) {
 }
 
 func TestConvertProgressLine(t *testing.T) {
-	var p convert.Progress
+	var p logimport.Progress
 	if progressLine(&p, time.Now()) != "" {
 		t.Error("a line before any input")
 	}

@@ -3,20 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/internal/jsonl"
+	"github.com/acptap/acptap/host/transcript/term"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 	"github.com/acptap/acptap/internal/private"
 )
 
@@ -79,7 +75,7 @@ func runDemo(env *Env, args []string) int {
 			finishPendingQuietly(env, cfg, st)
 		}
 	}
-	ok := report(env.Stdout, dir)
+	ok := term.Report(env.Stdout, dir)
 	if leaks := findSecrets(dir, clientlib.Secrets); len(leaks) > 0 {
 		fmt.Fprintf(env.Stdout, "\nMCP secrets found under the store: %s\n", strings.Join(leaks, ", "))
 		ok = false
@@ -91,83 +87,6 @@ func runDemo(env *Env, args []string) int {
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// report prints the streams, records by type, wire logs and AEP files.
-func report(w io.Writer, dir string) bool {
-	ok := true
-	streams, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*.asr.jsonl"))
-	sort.Strings(streams)
-	if len(streams) == 0 {
-		fmt.Fprintln(w, "\nASR streams: none written (see the log under logs/)")
-		ok = false
-	}
-	for _, s := range streams {
-		types, lines, err := countTypes(s)
-		if err != nil {
-			fmt.Fprintf(w, "\nASR stream %s: %v\n", s, err)
-			ok = false
-			continue
-		}
-		fmt.Fprintf(w, "\nASR stream %s\n  %d lines: %s\n", s, lines, formatCounts(types))
-	}
-	wires, _ := filepath.Glob(filepath.Join(dir, "wire", "*.jsonl"))
-	for _, f := range wires {
-		types, lines, _ := countTypes(f)
-		fmt.Fprintf(w, "\nWire log %s\n  %d lines: %s\n", f, lines, formatCounts(types))
-	}
-	aeps, _ := filepath.Glob(filepath.Join(dir, "aep", "acp", "*.jsonl"))
-	total := 0
-	for _, f := range aeps {
-		_, lines, _ := countTypes(f)
-		total += lines
-	}
-	if len(aeps) > 0 {
-		fmt.Fprintf(w, "\nAEP events: %d in %d files under %s\n", total, len(aeps), filepath.Join(dir, "aep", "acp"))
-	}
-	return ok
-}
-
-func countTypes(path string) (map[string]int, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	counts := map[string]int{}
-	lines := 0
-	r := jsonl.NewReader(f, jsonl.DefaultMaxLine)
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		lines++
-		var v struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(line, &v) != nil || v.Type == "" {
-			v.Type = "(other)"
-		}
-		counts[v.Type]++
-	}
-	return counts, lines, nil
-}
-
-func formatCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // findSecrets returns the files under dir that contain any of secrets.

@@ -11,9 +11,8 @@ import (
 
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/finisher"
-	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/recording"
 	"github.com/acptap/acptap/host/store"
-	"github.com/acptap/acptap/host/wire"
 )
 
 // hiddenFinish is the subcommand of the detached finisher record hands a
@@ -37,42 +36,13 @@ func (c *common) args() []string {
 	return a
 }
 
-// mapOptions are the pipeline options of a connection mapped again from its
-// wire log (the finisher; rebuild adds its mode and sink).
-func mapOptions(cfg *config.Config, env *Env, logger hclog.Logger) (func(wire.Header) pipeline.Options, error) {
-	cat, err := catalog(env, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return func(hdr wire.Header) pipeline.Options {
-		return pipeline.Options{
-			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
-			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
-			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
-			Routing: routing(cfg, cat, logger, hdr.Agent.Command),
-		}
-	}, nil
-}
-
-// finisherOptions are the options a finisher maps with (the relay, when
-// configured, gets each connection's events again; it drops those it has).
+// finisherOptions are the options a finisher maps with (host/recording).
 func finisherOptions(ctx context.Context, env *Env, cfg *config.Config, st *store.Store, logger hclog.Logger) (finisher.Options, error) {
-	po, err := mapOptions(cfg, env, logger)
+	plugins, err := recording.NewPlugins(cfg, env.Self, logger)
 	if err != nil {
 		return finisher.Options{}, err
 	}
-	o := finisher.Options{Store: st, Logger: logger, Pipeline: po}
-	if cfg.AEP.Relay != "" {
-		o.Relay = func() (pipeline.EventForwarder, func()) {
-			outbox := attachOutbox(ctx, cfg, logger, nil)
-			if outbox == nil {
-				return nil, func() {}
-			}
-			return outbox, func() { stopOutbox(outbox, cfg, logger) }
-		}
-	}
-	return o, nil
+	return recording.FinisherOptions(ctx, cfg, plugins, st, logger), nil
 }
 
 // finishPending completes the connections of the store whose mapping never
@@ -102,18 +72,6 @@ func finishPendingQuietly(env *Env, cfg *config.Config, st *store.Store) {
 	defer closeQuietly(closer)
 	if _, err := finishPending(context.Background(), env, cfg, st, logger); err != nil {
 		fmt.Fprintf(env.Stderr, "acptap: pending connections not finished: %s\n", oneLine(err))
-	}
-}
-
-// spawnPendingFinisher starts a detached finisher when the store holds a
-// connection nobody maps: record never waits for one.
-func spawnPendingFinisher(env *Env, c *common, st *store.Store, logger hclog.Logger) {
-	if !finisher.Abandoned(st) {
-		return
-	}
-	args := append(append([]string{hiddenFinish}, c.args()...), "--store", st.Root(), "--pending")
-	if err := finisher.Spawn(env.Self, args, nil); err != nil {
-		logger.Error("pending connections left for the next command", "error", err)
 	}
 }
 

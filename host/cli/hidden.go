@@ -8,7 +8,7 @@ import (
 
 	"github.com/acptap/acptap/host/tee"
 
-	"github.com/acptap/acptap/examples/agent/agentlib"
+	"github.com/acptap/acptap/internal/demo/agentlib"
 )
 
 // hiddenAgent is the subcommand under which the acptap binary serves the

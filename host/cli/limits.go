@@ -5,7 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 )
 
 // registerMaxLine adds --max-line, the bound on one input line of the
@@ -25,12 +25,12 @@ func regularFile(f *os.File) bool {
 
 // MemoryCeiling is the soft memory limit acptap sets for itself and its
 // built-in plugins (the same binary) unless GOMEMLIMIT is set: four times
-// the longest line the recorder captures (tee.DefaultMaxLine). Ordinary
+// the longest line the recorder captures (captured.DefaultMaxLine). Ordinary
 // traffic never comes near it; a frame of hundreds of MiB, which the host
 // holds a few times over (the line, one encoded copy per plugin, the
 // records that come back), makes the garbage collector work harder instead
 // of letting the heap double (docs/benchmarks.md, "Memory per frame").
-const MemoryCeiling = 4 * tee.DefaultMaxLine
+const MemoryCeiling = 4 * captured.DefaultMaxLine
 
 // SetMemoryCeiling applies MemoryCeiling when GOMEMLIMIT is not set.
 func SetMemoryCeiling() {

@@ -11,9 +11,7 @@ import (
 	isatty "github.com/mattn/go-isatty"
 
 	"github.com/acptap/acptap/host/filekind"
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/rebuild"
-	"github.com/acptap/acptap/host/store"
 )
 
 func runRebuild(env *Env, args []string) int {
@@ -49,45 +47,19 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: --session goes with --all")
 		return ExitUsage
 	}
-	cfg, err := c.load()
+	m, err := openMapping(env, &c)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
 		return ExitFailure
 	}
-	logger, logCloser, err := newCommandLogger(cfg)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	defer closeQuietly(logCloser)
-	st, err := store.Open(cfg.Store)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	cat, err := catalog(env, cfg)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))
-		return ExitFailure
-	}
-	// What this command writes goes to the team store too, when one is
-	// configured: a shipper follows this process and ships until nothing
-	// is left (a rebuilt file ships as its next generation).
-	startShipping(env, cfg, logger)
-	code := rebuildPending(env, cfg, st, logger, *pending)
+	defer m.close()
+	code := rebuildPending(env, m.cfg, m.st, m.logger, *pending)
 	if !all && fs.NArg() == 0 {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := rebuild.Options{Store: st, Out: env.Stdout, Err: env.Stderr,
-		Pipeline: pipeline.Options{
-			Revisions: revisions(cfg), SchemaRevision: cfg.SchemaRevision,
-			DefaultRevision: pipeline.Revision(2, cfg.SchemaRevision),
-			Configs:         cat.Configs, Launch: launcher(cat, logger), Logger: logger,
-			BatchFrames: cfg.Tee.BatchFrames, MaxRestarts: cfg.Restart.Max, StallTimeout: cfg.Restart.StallTimeout,
-		}}
-	opts.Routing = func(agent []string) pipeline.Routing { return routing(cfg, cat, logger, agent) }
+	opts := rebuild.Options{Store: m.st, Out: env.Stdout, Err: env.Stderr, Pipeline: m.plugins.Template(), Routing: m.plugins.Routing}
 	if f, ok := env.Stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Progress = env.Stderr
 	}

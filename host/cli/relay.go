@@ -15,11 +15,9 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
-	"github.com/acptap/acptap/host/aeprelay"
+	"github.com/acptap/acptap/host/aepreceiver"
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/eventstream"
-	"github.com/acptap/acptap/host/pipeline"
-	"github.com/acptap/acptap/host/relay"
 )
 
 // RelayDir is the relay's directory under the store root.
@@ -40,14 +38,14 @@ func runRelay(env *Env, args []string) int {
 			"Every request but /healthz needs Authorization: Bearer <token>: --token-file, or a token\n"+
 			"generated on first start (printed once, kept in <store>/relay/_token, mode 0600).\n"+
 			"A non-loopback --addr needs a token. Stops on SIGINT or SIGTERM.")
-	fs.StringVar(&addr, "addr", relay.DefaultAddr, "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&addr, "addr", aepreceiver.DefaultAddr, "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&tokenFile, "token-file", "", "file holding the bearer token (first line)")
 	fs.BoolVar(&noAuth, "no-auth", false, "no token (loopback addresses only)")
 	fs.StringVar(&tlsCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key the relay serves https")
 	fs.StringVar(&tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&allowHosts, "allow-host", "", "comma-separated host names accepted in Host and Origin beside loopback names and IP addresses")
 	fs.DurationVar(&ping, "ping", eventstream.DefaultPing, "SSE heartbeat and WebSocket ping interval")
-	fs.IntVar(&buffer, "replay-buffer", relay.DefaultBuffer, "events per session a consumer can resume from")
+	fs.IntVar(&buffer, "replay-buffer", aepreceiver.DefaultBuffer, "events per session a consumer can resume from")
 	c.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -63,7 +61,7 @@ func runRelay(env *Env, args []string) int {
 		return usage("--no-auth and --token-file exclude each other")
 	case (tlsCert == "") != (tlsKey == ""):
 		return usage("--tls-cert and --tls-key go together")
-	case noAuth && !relay.IsLoopback(addr):
+	case noAuth && !aepreceiver.IsLoopback(addr):
 		return usage("refusing to serve %s without a token: off loopback, AEP-0003 §8.1 requires one (drop --no-auth)", addr)
 	case ping <= 0:
 		return usage("--ping must be positive")
@@ -95,7 +93,7 @@ func runRelay(env *Env, args []string) int {
 		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	hosts := splitHosts(allowHosts)
-	srv, err := relay.New(relay.Options{Root: root, Logger: logger.Named("relay"), Token: token,
+	srv, err := aepreceiver.New(aepreceiver.Options{Root: root, Logger: logger.Named("relay"), Token: token,
 		AllowHosts: hosts, Ping: ping, Buffer: buffer})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap relay: %s\n", oneLine(err))
@@ -111,7 +109,7 @@ func runRelay(env *Env, args []string) int {
 	if tlsConf != nil {
 		scheme = "https"
 		ln = tls.NewListener(ln, tlsConf)
-	} else if !relay.IsLoopback(addr) {
+	} else if !aepreceiver.IsLoopback(addr) {
 		fmt.Fprintf(env.Stderr, "acptap relay: WARNING: plain HTTP on %s: the token crosses the network in clear; give --tls-cert/--tls-key or terminate TLS in front (AEP-0003 §8.1)\n", addr)
 	}
 	fmt.Fprintf(env.Stderr, "acptap relay: listening on %s://%s, store %s\n", scheme, ln.Addr(), root)
@@ -155,10 +153,10 @@ func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
 		if st, err := os.Stat(tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
 			fmt.Fprintf(env.Stderr, "acptap relay: WARNING: %s is readable by others (mode %04o); chmod 600 it\n", tokenFile, st.Mode().Perm())
 		}
-		return relay.ReadToken(tokenFile)
+		return aepreceiver.ReadToken(tokenFile)
 	}
-	path := filepath.Join(root, relay.TokenFile)
-	tok, created, err := relay.LoadOrCreateToken(path)
+	path := filepath.Join(root, aepreceiver.TokenFile)
+	tok, created, err := aepreceiver.LoadOrCreateToken(path)
 	if err != nil {
 		return "", err
 	}
@@ -168,56 +166,4 @@ func relayToken(env *Env, root, tokenFile string, noAuth bool) (string, error) {
 		fmt.Fprintf(env.Stderr, "acptap relay: token in %s\n", path)
 	}
 	return tok, nil
-}
-
-// attachOutbox starts the HTTP binding of the AEP events when aep.relay
-// is set, and has the sink forward every AEP event it writes to it; nil
-// when there is no relay. A relay that is down or slow never touches the
-// tee: the outbox is bounded and never blocks the sink.
-func attachOutbox(ctx context.Context, cfg *config.Config, logger hclog.Logger, sink *pipeline.StoreSink) *aeprelay.Outbox {
-	if cfg.AEP.Relay == "" {
-		return nil
-	}
-	token := cfg.AEP.RelayToken
-	if token == "" && cfg.AEP.RelayTokenFile != "" {
-		var err error
-		if token, err = relay.ReadToken(cfg.AEP.RelayTokenFile); err != nil {
-			logger.Error("aep relay not used: aep.relay_token_file", "error", err)
-			return nil
-		}
-	}
-	o, err := aeprelay.New(aeprelay.Options{Base: cfg.AEP.Relay, Capacity: cfg.AEP.RelayQueue, Logger: logger.Named("aep-relay"), Token: token})
-	if err != nil {
-		logger.Error("aep relay not used", "error", err)
-		return nil
-	}
-	o.Start(ctx)
-	if sink != nil {
-		sink.Forward = o
-	}
-	return o
-}
-
-// stopOutbox lets the outbox drain for up to aep.relay_flush, then logs
-// what became of the events: delivered, dropped (outbox full, by
-// severity), refused by the relay, and unsent at exit.
-func stopOutbox(o *aeprelay.Outbox, cfg *config.Config, logger hclog.Logger) {
-	if o == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.AEP.RelayFlush)
-	defer cancel()
-	s, _ := o.Shutdown(ctx)
-	logOutbox(s, cfg, logger)
-}
-
-// logOutbox logs what became of the outbox's events.
-func logOutbox(s aeprelay.Stats, cfg *config.Config, logger hclog.Logger) {
-	args := []any{"relay", cfg.AEP.Relay, "delivered", s.Delivered, "dropped", s.Dropped, "rejected", s.Rejected,
-		"unsent", s.Unsent, "lost", s.Lost(), "retries", s.Retries}
-	if s.Lost() > 0 {
-		logger.Warn("aep relay: events not delivered", args...)
-		return
-	}
-	logger.Info("aep relay: every event delivered", args...)
 }

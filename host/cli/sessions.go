@@ -10,6 +10,7 @@ import (
 
 	"github.com/acptap/acptap/host/sessions"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/transcript/term"
 )
 
 func runSessions(env *Env, args []string) int {
@@ -139,12 +140,7 @@ func printSessions(env *Env, list []sessions.Session, unstarted []sessions.Conne
 	}
 }
 
-func localTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
+func localTime(t time.Time) string { return term.LocalTime(t) }
 
 // parseDate reads YYYY-MM-DD (local midnight; with endOfDay the next
 // midnight) or an RFC 3339 time; "" is the zero time.

@@ -2,23 +2,18 @@ package cli
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/config"
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/host/recording"
 )
 
 // common are the flags every store-touching command takes.
@@ -148,68 +143,11 @@ func newFlagSet(env *Env, name, args, about string) *flag.FlagSet {
 
 // catalog builds the plugin catalog from the config.
 func catalog(env *Env, cfg *config.Config) (*pluginhost.Catalog, error) {
-	cat := &pluginhost.Catalog{Self: env.Self, Builtins: builtin.Names(), PluginPath: cfg.PluginPath,
-		Paths: map[string]string{}, Checksums: map[string]string{}, Configs: map[string][]byte{}}
-	for name, pc := range cfg.Plugins {
-		if pc.Path != "" {
-			cat.Paths[name] = pc.Path
-		}
-		if pc.SHA256 != "" {
-			cat.Checksums[name] = pc.SHA256
-		}
-		if len(pc.Config) > 0 {
-			b, err := json.Marshal(pc.Config)
-			if err != nil {
-				return nil, fmt.Errorf("plugins.%s.config: %w", name, err)
-			}
-			cat.Configs[name] = b
-		}
-	}
-	return cat, nil
+	return recording.Catalog(cfg, env.Self)
 }
 
-// launcher starts plugins out of process through the catalog.
-func launcher(cat *pluginhost.Catalog, logger hclog.Logger) pipeline.Launcher {
-	return launcherWith(cat, logger, pluginhost.Launch)
-}
-
-// launcherWith is launcher with another start (record's starts plugins
-// below the tee's CPU priority).
-func launcherWith(cat *pluginhost.Catalog, logger hclog.Logger,
-	launch func(context.Context, pluginhost.Spec, hclog.Logger) (*pluginhost.Instance, error)) pipeline.Launcher {
-	return func(ctx context.Context, name string) (*pipeline.Plugin, error) {
-		spec, err := cat.Resolve(name)
-		if err != nil {
-			return nil, err
-		}
-		inst, err := launch(ctx, spec, logger)
-		if err != nil {
-			return nil, err
-		}
-		return &pipeline.Plugin{Name: name, Info: inst.Info, Mapper: inst.Mapper, Kill: inst.Kill}, nil
-	}
-}
-
-// revisions drops disabled plugins from the revision table.
-func revisions(cfg *config.Config) map[string][]string {
-	out := map[string][]string{}
-	for rev, names := range cfg.Revisions {
-		for _, n := range names {
-			if pc, ok := cfg.Plugins[n]; ok && pc.Disabled {
-				continue
-			}
-			out[rev] = append(out[rev], n)
-		}
-	}
-	return out
-}
-
-// newConnectionID names a connection: time first, so wire logs sort.
-func newConnectionID(now time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "c-" + now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
-}
+// revisions is the config's revisions table without disabled plugins.
+func revisions(cfg *config.Config) map[string][]string { return recording.Revisions(cfg) }
 
 func closeQuietly(c io.Closer) {
 	if c != nil {

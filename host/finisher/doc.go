@@ -12,7 +12,7 @@
 //
 // Completing a connection maps its whole wire log again, the way rebuild
 // does, into a sink that first cuts every file the connection writes back to
-// the lines it continued (pipeline.StoreSink.Truncate): what a killed run
+// the lines it continued (storesink.Sink.Truncate): what a killed run
 // wrote of it is replaced, never duplicated, and the bytes are those the
 // foreground would have written (same frames, same plugins). The marker is
 // removed only after every output is written; the lock makes sure two

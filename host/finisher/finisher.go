@@ -15,6 +15,7 @@ import (
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -35,7 +36,7 @@ type Options struct {
 	// (the relay outbox; the relay drops those the foreground delivered
 	// already) and its stop, which Complete calls once the outputs are
 	// written and before the connection stops being pending.
-	Relay func() (fwd pipeline.EventForwarder, stop func())
+	Relay func() (fwd storesink.EventForwarder, stop func())
 }
 
 // Result is what completing one connection wrote.
@@ -77,7 +78,7 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	if err := wire.SyncFile(path); err != nil {
 		log.Warn("wire log not synced", "connection", m.Conn, "error", err)
 	}
-	sink := pipeline.NewStoreSink(o.Store, log)
+	sink := storesink.New(o.Store, log)
 	sink.Truncate = true
 	// A finisher writes a session only while no other acptap process does
 	// (the session writer locks of record, issue 18.6).
@@ -90,7 +91,7 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	po := o.Pipeline(hdr)
 	po.WirePath, po.Connection, po.Agent = path, m.Conn, hdr.Agent.Command
 	po.Mode, po.FinishReason, po.Sink = sdk.ModeRecord, FinishReason, sink
-	po.Sessions = pipeline.StoreSessions{St: o.Store}
+	po.Sessions = storesink.Sessions{St: o.Store}
 	if po.Logger == nil {
 		po.Logger = log
 	}

@@ -12,8 +12,8 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/wire"
 )
 
@@ -127,7 +127,7 @@ const SessionWait = 2 * time.Minute
 // capture, never on the tee's path; a wait that runs out is logged and the
 // session is observed as it is.
 type Sessions struct {
-	pipeline.StoreSessions
+	storesink.Sessions
 	Conn string
 	Log  hclog.Logger
 }
@@ -139,7 +139,7 @@ func (s Sessions) Observe(id string) (wire.Session, error) {
 	if err := WaitSession(ctx, s.St, id, s.Conn); err != nil && s.Log != nil {
 		s.Log.Warn("observing the session while an earlier connection of it is still being finished", "session", id, "error", err)
 	}
-	return s.StoreSessions.Observe(id)
+	return s.Sessions.Observe(id)
 }
 
 // State implements the pipeline's session state after a wait for another
@@ -152,5 +152,5 @@ func (s Sessions) State(id string) (wire.Session, error) {
 	if err := WaitSession(ctx, s.St, id, s.Conn); err != nil && s.Log != nil {
 		s.Log.Warn("reading the session while an earlier connection of it is still being finished", "session", id, "error", err)
 	}
-	return s.StoreSessions.State(id)
+	return s.Sessions.State(id)
 }

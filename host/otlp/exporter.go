@@ -126,7 +126,7 @@ func (e *Exporter) Start(ctx context.Context) {
 	}()
 }
 
-// Event implements pipeline.EventForwarder. It never blocks: when the
+// Event implements storesink.EventForwarder. It never blocks: when the
 // queue is full the oldest debug or info event makes room, and a new debug
 // or info event with none to evict is dropped; every drop is counted.
 func (e *Exporter) Event(_ string, event []byte) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -62,27 +62,27 @@ func TestCaptureSplitsChunks(t *testing.T) {
 		Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: &memSink{}, BatchFrames: 4, StallTimeout: time.Minute,
 	})
-	items := make(chan tee.Item, 64)
+	items := make(chan captured.Item, 64)
 	if err := p.Start(context.Background(), items); err != nil {
 		t.Fatal(err)
 	}
-	send := func(dir sdk.Direction, c *tee.Chunk) {
-		items <- tee.Item{Dir: dir, At: time.Unix(1, 0), Chunk: c}
+	send := func(dir sdk.Direction, c *captured.Chunk) {
+		items <- captured.Item{Dir: dir, At: time.Unix(1, 0), Chunk: c}
 	}
 	// The initialize exchange, cut inside both lines and interleaved by direction.
-	send(sdk.C2A, &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initia`)})
-	send(sdk.A2C, &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"res`)})
-	send(sdk.C2A, &tee.Chunk{Data: []byte(`lize","params":{"protocolVersion":2}}` + "\n")})
-	send(sdk.A2C, &tee.Chunk{Data: []byte(`ult":{"protocolVersion":2}}` + "\n" + `{"i":1}` + "\n" + `{"i":`)})
+	send(sdk.C2A, &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initia`)})
+	send(sdk.A2C, &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"res`)})
+	send(sdk.C2A, &captured.Chunk{Data: []byte(`lize","params":{"protocolVersion":2}}` + "\n")})
+	send(sdk.A2C, &captured.Chunk{Data: []byte(`ult":{"protocolVersion":2}}` + "\n" + `{"i":1}` + "\n" + `{"i":`)})
 	var many strings.Builder
 	for i := 2; i < 12; i++ {
 		fmt.Fprintf(&many, `{"i":%d}`+"\n", i)
 	}
-	send(sdk.A2C, &tee.Chunk{Data: []byte(many.String()[len(`{"i":`):] + `{"lost`)}) // completes {"i": … 2}
+	send(sdk.A2C, &captured.Chunk{Data: []byte(many.String()[len(`{"i":`):] + `{"lost`)}) // completes {"i": … 2}
 	// Lost: the rest of that line, a whole line, and the start of the next.
-	send(sdk.A2C, &tee.Chunk{Lost: tee.Lost{Bytes: 20, LFs: 2}, Data: []byte(`end of the lost line` + "\n" + `{"i":12}` + "\n" + "tail")})
-	send(sdk.A2C, &tee.Chunk{EOF: true})
-	send(sdk.C2A, &tee.Chunk{Data: []byte("no LF at the end")})
+	send(sdk.A2C, &captured.Chunk{Lost: captured.Lost{Bytes: 20, LFs: 2}, Data: []byte(`end of the lost line` + "\n" + `{"i":12}` + "\n" + "tail")})
+	send(sdk.A2C, &captured.Chunk{EOF: true})
+	send(sdk.C2A, &captured.Chunk{Data: []byte("no LF at the end")})
 	close(items)
 	if _, err := p.Wait(); err != nil {
 		t.Fatal(err)
@@ -172,20 +172,20 @@ func TestCoalesceKeepsFrames(t *testing.T) {
 			Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 			Launch: launch, Sink: &memSink{}, BatchFrames: 16, StallTimeout: time.Minute, Coalesce: window,
 		})
-		items := make(chan tee.Item, 4)
+		items := make(chan captured.Item, 4)
 		if err := p.Start(context.Background(), items); err != nil {
 			t.Fatal(err)
 		}
-		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n")}}
-		items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}` + "\n")}}
+		items <- captured.Item{Dir: sdk.C2A, Chunk: &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n")}}
+		items <- captured.Item{Dir: sdk.A2C, Chunk: &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}` + "\n")}}
 		for i := range 100 {
 			if i%10 == 0 {
 				runtime.Gosched() // let capture catch up now and then: batches of every size
 			}
-			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`{"i":%d}`+"\n"+`{"j":`, i))}}
-			items <- tee.Item{Dir: sdk.A2C, Chunk: &tee.Chunk{Data: []byte(fmt.Sprintf(`%d}`+"\n", i))}}
+			items <- captured.Item{Dir: sdk.A2C, Chunk: &captured.Chunk{Data: []byte(fmt.Sprintf(`{"i":%d}`+"\n"+`{"j":`, i))}}
+			items <- captured.Item{Dir: sdk.A2C, Chunk: &captured.Chunk{Data: []byte(fmt.Sprintf(`%d}`+"\n", i))}}
 		}
-		items <- tee.Item{Dir: sdk.C2A, Chunk: &tee.Chunk{Data: []byte("last"), EOF: true}}
+		items <- captured.Item{Dir: sdk.C2A, Chunk: &captured.Chunk{Data: []byte("last"), EOF: true}}
 		close(items)
 		stats, err := p.Wait()
 		if err != nil {

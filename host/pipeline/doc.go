@@ -2,5 +2,7 @@
 // their outputs to the store: capture (the wire log, written first), the
 // router (protocol revision from initialize), one feeder per plugin that
 // never slows capture (a feeder that falls behind catches up from the wire
-// log), plugin restarts with re-feeding, and the output sink.
+// log), plugin restarts with re-feeding. Outputs go to a Sink and session
+// state comes from a SessionStore, interfaces declared here and implemented
+// over the store by host/storesink.
 package pipeline

@@ -12,7 +12,7 @@ import (
 
 	hclog "github.com/hashicorp/go-hclog"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -55,7 +55,7 @@ type Options struct {
 	Sessions    SessionStore
 	Logger      hclog.Logger
 	BatchFrames int
-	// MaxLine bounds a line assembled for capture (0 = tee.DefaultMaxLine);
+	// MaxLine bounds a line assembled for capture (0 = captured.DefaultMaxLine);
 	// a longer line is declared as a gap.
 	MaxLine int
 	// Coalesce is how long capture keeps gathering after the first item of a
@@ -151,7 +151,7 @@ type Pipeline struct {
 	injected   map[uint64][]wire.Session
 
 	captureDone chan struct{}
-	owned       map[uint64]bool         // seqs of batch lines that alias no chunk (tee.Item.Owned)
+	owned       map[uint64]bool         // seqs of batch lines that alias no chunk (captured.Item.Owned)
 	awaitMu     sync.Mutex              // one wait per session (awaitSession)
 	awaited     map[string]wire.Session // sessions waited for: the state mapped
 	wg          sync.WaitGroup
@@ -292,7 +292,7 @@ func ownLines(batch []wire.Entry, owned map[uint64]bool) {
 
 // Start creates the wire log and runs capture over the tee's items until
 // the queue is closed. It returns at once; Wait waits for the end.
-func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
+func (p *Pipeline) Start(ctx context.Context, items <-chan captured.Item) error {
 	hdr := wire.Header{Connection: p.opts.Connection, Agent: wire.Agent{Command: p.opts.Agent}, Source: p.opts.Source}
 	if hdr.Source == nil {
 		hdr.StartedAt = p.opts.Now()
@@ -320,18 +320,18 @@ func (p *Pipeline) Start(ctx context.Context, items <-chan tee.Item) error {
 // queue's byte bound) while it is assembled.
 const maxHeldChunks = 8
 
-// capture splits the tee's chunks into lines (tee.Splitter), writes each line
+// capture splits the tee's chunks into lines (captured.Splitter), writes each line
 // and gap to the wire log (scrubbed), then offers them to the feeders;
 // batches are whatever is ready, up to BatchFrames, or whatever arrives within
 // Coalesce of the batch's first item. A chunk is released once
 // every line it holds is written and dispatched (dispatch copies the lines a
 // live feeder will keep).
-func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
+func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 	defer close(p.captureDone)
-	split := tee.NewSplitter(p.opts.MaxLine)
+	split := captured.NewSplitter(p.opts.MaxLine)
 	var batch []wire.Entry
-	var held []tee.Item // chunks whose bytes the batch may alias
-	emit := func(it tee.Item) {
+	var held []captured.Item // chunks whose bytes the batch may alias
+	emit := func(it captured.Item) {
 		batch = p.appendItem(ctx, batch, it)
 		if len(batch) >= p.batchFrames {
 			p.flushBatch(batch)
@@ -341,11 +341,11 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan tee.Item) {
 	release := func() {
 		for i := range held {
 			held[i].Release()
-			held[i] = tee.Item{}
+			held[i] = captured.Item{}
 		}
 		held = held[:0]
 	}
-	take := func(it tee.Item) {
+	take := func(it captured.Item) {
 		split.Split(it, emit)
 		if it.Chunk != nil {
 			held = append(held, it)
@@ -426,7 +426,7 @@ func (p *Pipeline) flushBatch(batch []wire.Entry) {
 	p.mu.Unlock()
 }
 
-func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it tee.Item) []wire.Entry {
+func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captured.Item) []wire.Entry {
 	e := wire.Entry{Type: wire.TypeFrame, At: it.At, Dir: it.Dir, Line: it.Line, NoLF: it.NoLF}
 	if it.Gap != nil {
 		e = wire.Entry{Type: wire.TypeGap, At: it.At, Dir: it.Dir, Gap: sdk.Gap{Frames: it.Gap.Frames, Bytes: it.Gap.Bytes, Reason: it.Gap.Reason}}

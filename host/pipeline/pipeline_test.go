@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -107,14 +107,14 @@ func run(t *testing.T, lines int, depth int, stall time.Duration, maxRestarts in
 		Revisions: map[string][]string{"acp/2@x": {"count"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: sink, BatchFrames: 8, FeederDepth: depth, MaxRestarts: maxRestarts, StallTimeout: stall,
 	})
-	items := make(chan tee.Item, 16)
+	items := make(chan captured.Item, 16)
 	if err := p.Start(context.Background(), items); err != nil {
 		t.Fatal(err)
 	}
-	items <- tee.Item{Dir: sdk.C2A, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)}
-	items <- tee.Item{Dir: sdk.A2C, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)}
+	items <- captured.Item{Dir: sdk.C2A, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)}
+	items <- captured.Item{Dir: sdk.A2C, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)}
 	for i := 0; i < lines; i++ {
-		items <- tee.Item{Dir: sdk.A2C, At: time.Unix(2, 0), Line: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(2, 0), Line: []byte(fmt.Sprintf(`{"i":%d}`, i))}
 	}
 	close(items)
 	stats, err := p.Wait()

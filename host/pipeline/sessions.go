@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -25,97 +24,13 @@ type SessionStore interface {
 	Prior(id, plugin string, n int) ([][]byte, error)
 }
 
-// StoreSessions is the SessionStore over a store. With Locks, a
-// connection writes a session only while it holds the session's lock (see
-// store.SessionLocks): Observe takes it when it is free, and marks the
-// session Concurrent when another process holds it.
-type StoreSessions struct {
-	St    *store.Store
-	Locks *store.SessionLocks
-}
-
-// Observe implements SessionStore.
-func (s StoreSessions) Observe(id string) (wire.Session, error) {
-	n, err := s.St.NextConnection(id)
-	if err != nil {
-		return wire.Session{ID: id}, err
-	}
-	busy := false
-	if s.Locks != nil {
-		ok, lerr := s.Locks.TryAcquire(id)
-		busy = !ok && lerr == nil
-		if lerr != nil {
-			err = lerr
-		}
-	}
-	o, serr := s.State(id)
-	o.Connections, o.Concurrent = n, busy
-	return o, errors.Join(err, serr)
-}
-
-// State is what the store holds of the session now (Connections left 0),
-// without counting a connection: a connection that waited for another's
-// lock reads it again once it holds the lock.
-func (s StoreSessions) State(id string) (wire.Session, error) {
-	lines, err := s.St.ExistingRecords(id)
-	if err != nil {
-		return wire.Session{ID: id}, err
-	}
-	plugins, err := s.St.PluginStreams(id)
-	if err != nil {
-		return wire.Session{ID: id, PriorLines: len(lines)}, err
-	}
-	events, err := s.St.ExistingAEPEvents(id)
-	return wire.Session{ID: id, PriorLines: len(lines), PluginLines: plugins, AEPLines: events}, err
-}
-
-// AcquireSession waits for the session's lock until stop is closed.
-func (s StoreSessions) AcquireSession(id string, stop <-chan struct{}) (bool, error) {
-	if s.Locks == nil {
-		return true, nil
-	}
-	return s.Locks.Acquire(id, stop)
-}
-
-// Locking reports whether the sessions are locked (Locks is set).
-func (s StoreSessions) Locking() bool { return s.Locks != nil }
-
-// ForgoSession gives up writing the session in this process: its lock is
-// not taken from now on, so nothing mapped from stale counts is written.
-func (s StoreSessions) ForgoSession(id string) {
-	if s.Locks != nil {
-		s.Locks.Forgo(id)
-	}
-}
-
-// sessionLocker is a SessionStore whose sessions are locked per process.
-type sessionLocker interface {
+// SessionLocker is a SessionStore whose sessions are locked per process.
+type SessionLocker interface {
 	// Locking reports whether sessions are locked at all (not in a rebuild).
 	Locking() bool
 	AcquireSession(id string, stop <-chan struct{}) (bool, error)
 	ForgoSession(id string)
 	State(id string) (wire.Session, error)
-}
-
-// Prior implements SessionStore.
-func (s StoreSessions) Prior(id, plugin string, n int) ([][]byte, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	var lines [][]byte
-	var err error
-	if plugin == "" {
-		lines, err = s.St.ExistingRecords(id)
-	} else {
-		lines, err = s.St.ExistingPluginRecords(id, plugin)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return lines, nil
 }
 
 var sessionKey = []byte(`"sessionId"`)
@@ -235,7 +150,7 @@ func (p *Pipeline) sessionInfo(s wire.Session, f *feeder) sdk.SessionInfo {
 // sink writes nothing of it (it does not hold the lock), and the log says
 // how to map it later. Feeders share one wait per session.
 func (p *Pipeline) awaitSession(s wire.Session) wire.Session {
-	l, ok := p.opts.Sessions.(sessionLocker)
+	l, ok := p.opts.Sessions.(SessionLocker)
 	if !ok || !l.Locking() {
 		return s // a rebuild maps the counts the connection observed
 	}

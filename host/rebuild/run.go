@@ -15,6 +15,7 @@ import (
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/private"
 	"github.com/acptap/acptap/sdk"
@@ -438,10 +439,10 @@ func storedConnections(st *store.Store, id string) (int, error) {
 
 // mapConn maps one connection into the staging store.
 func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Result, stale map[string]int, want map[string]bool) (uint64, error) {
-	sink := pipeline.NewStoreSink(st2, o.Pipeline.Logger)
+	sink := storesink.New(st2, o.Pipeline.Logger)
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
-	po.Sink, po.Sessions, po.ResolveSessions = sink, pipeline.StoreSessions{St: st2}, true
+	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
 	if o.Routing != nil {
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}

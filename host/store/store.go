@@ -82,7 +82,7 @@ func (s *Store) StreamPath(id string) string {
 
 // WirePath is wire/<escaped connection>.jsonl.
 func (s *Store) WirePath(conn string) string {
-	return filepath.Join(s.root, "wire", EscapeID(conn)+".jsonl")
+	return filepath.Join(WireDir(s.root), EscapeID(conn)+".jsonl")
 }
 
 // AEPPath is aep/acp/<escaped id>.jsonl (the AEP-0003 JSONL layout).

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -75,18 +76,18 @@ func readN(r io.Reader, n int64) error {
 
 // counter drains a capture queue like the pipeline would (splitting the
 // chunks into lines), counting lines and dropped lines.
-func counter(q <-chan Item) <-chan [2]uint64 {
+func counter(q <-chan captured.Item) <-chan [2]uint64 {
 	done := make(chan [2]uint64, 1)
 	go func() {
 		var n, d uint64
-		count := func(it Item) {
+		count := func(it captured.Item) {
 			if it.Gap != nil {
 				d += it.Gap.Frames
 			} else {
 				n++
 			}
 		}
-		s := NewSplitter(0)
+		s := captured.NewSplitter(0)
 		for it := range q {
 			s.Split(it, count)
 			it.Release()
@@ -219,13 +220,13 @@ func BenchmarkTeeThroughput(b *testing.B) {
 
 // queue is a capture queue of acptap's default size and its counter, or
 // nothing (capture off).
-func queue(capture bool) (chan Item, <-chan [2]uint64) {
+func queue(capture bool) (chan captured.Item, <-chan [2]uint64) {
 	if !capture {
 		done := make(chan [2]uint64, 1)
 		done <- [2]uint64{}
 		return nil, done
 	}
-	q := make(chan Item, 65536)
+	q := make(chan captured.Item, 65536)
 	return q, counter(q)
 }
 
@@ -287,28 +288,28 @@ func waitAll(b *testing.B, cmds ...*exec.Cmd) {
 // b.N is the number of chunks (run it with -benchtime=20000x or more, not 1x).
 func BenchmarkCapture(b *testing.B) {
 	block := acpBlock()
-	q := make(chan Item, 65536)
+	q := make(chan captured.Item, 65536)
 	counted := counter(q)
-	c := newCapture(sdk.C2A, q, &byteBound{limit: DefaultQueueBytes})
+	c := newCapture(sdk.C2A, q, captured.NewBound(DefaultQueueBytes))
 	lines := 0
 	off := 0
-	ch := getBuf()
+	ch := captured.Buffer()
 	b.SetBytes(bufSize)
 	b.ReportAllocs()
 	for b.Loop() {
 		if off+bufSize > len(block) {
 			off = 0
 		}
-		n := copy(ch.buf, block[off:off+bufSize])
+		n := copy(ch.Buf(), block[off:off+bufSize])
 		off += bufSize
-		lines += bytes.Count(ch.buf[:n], []byte("\n"))
+		lines += bytes.Count(ch.Buf()[:n], []byte("\n"))
 		c.mu.Lock()
 		handed := c.feed(ch, n, time.Now())
 		c.settle()
 		c.mu.Unlock()
 		if handed {
-			ch.unref()
-			ch = getBuf()
+			ch.WriteDone()
+			ch = captured.Buffer()
 		}
 	}
 	b.StopTimer()
@@ -325,9 +326,9 @@ func BenchmarkCapture(b *testing.B) {
 // cost per line; b.N is the number of chunks.
 func BenchmarkCaptureSplit(b *testing.B) {
 	block := acpBlock()
-	s := NewSplitter(0)
+	s := captured.NewSplitter(0)
 	lines := 0
-	count := func(it Item) { lines++ }
+	count := func(it captured.Item) { lines++ }
 	off := 0
 	b.SetBytes(bufSize)
 	b.ReportAllocs()
@@ -335,7 +336,7 @@ func BenchmarkCaptureSplit(b *testing.B) {
 		if off+bufSize > len(block) {
 			off = 0
 		}
-		s.Split(Item{Dir: sdk.A2C, Chunk: &Chunk{Data: block[off : off+bufSize]}}, count)
+		s.Split(captured.Item{Dir: sdk.A2C, Chunk: &captured.Chunk{Data: block[off : off+bufSize]}}, count)
 		off += bufSize
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(lines), "ns/line")
@@ -364,7 +365,7 @@ func BenchmarkTeeLatency(b *testing.B) {
 		// Through the tee.
 		edInR, edInW, _ := os.Pipe()
 		edOutR, edOutW, _ := os.Pipe()
-		q := make(chan Item, 4096)
+		q := make(chan captured.Item, 4096)
 		go func() {
 			for it := range q {
 				it.Release()

@@ -5,14 +5,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
-// Gap reasons.
-const (
-	ReasonQueueFull = "capture queue full"
-	ReasonTooLong   = "line exceeds capture limit"
-)
+// DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both directions
+// together), so the host's memory is bounded whatever the line length.
+const DefaultQueueBytes = 16 << 20
+
+// copyBelow: a read shorter than this is copied (into a slab) before it is queued, so a quiet
+// session does not pin a whole read buffer per line; a longer read hands the buffer itself.
+const copyBelow = 8 << 10
 
 // slabSize: short reads are copied into slabs of this size.
 const slabSize = 64 << 10
@@ -20,64 +23,63 @@ const slabSize = 64 << 10
 // capture hands the chunks of one direction to the queue. It runs on the copy path just
 // before the chunk is forwarded and never blocks: when the queue is full (in items or in
 // bytes) the chunk is dropped, and its bytes and LFs are counted as Lost on the next chunk
-// that fits. It does not look for line ends (the receiver splits, see Splitter); it only
+// that fits. It does not look for line ends (the receiver splits, see captured.Splitter); it only
 // notes whether the last byte forwarded was an LF, to know at EOF whether a line is open.
 // The copier holds mu while it queues and writes a chunk; finish takes it to end the direction.
 type capture struct {
 	mu     sync.Mutex
 	dir    sdk.Direction
-	q      chan<- Item
-	bound  *byteBound
+	q      chan<- captured.Item
+	bound  *captured.Bound
 	closed bool
 
-	midLine bool   // the last byte forwarded was not an LF
-	lost    Lost   // dropped since the last chunk that was queued
-	uncount []byte // a dropped read whose LFs settle counts, after its write
-	ended   bool   // the direction ended (eof)
-	endSent bool   // the receiver was told (an EOF chunk, or nothing was open)
+	midLine bool          // the last byte forwarded was not an LF
+	lost    captured.Lost // dropped since the last chunk that was queued
+	uncount []byte        // a dropped read whose LFs settle counts, after its write
+	ended   bool          // the direction ended (eof)
+	endSent bool          // the receiver was told (an EOF chunk, or nothing was open)
 
 	slab []byte
 }
 
-func newCapture(dir sdk.Direction, q chan<- Item, bound *byteBound) *capture {
+func newCapture(dir sdk.Direction, q chan<- captured.Item, bound *captured.Bound) *capture {
 	return &capture{dir: dir, q: q, bound: bound}
 }
 
-// feed queues the chunk ch read (ch.buf[:n]), received at at. It returns true when ch itself
-// went onto the queue: the caller must then ch.unref() once its write returned and read into
+// feed queues the chunk ch read (ch.Buf()[:n]), received at at. It returns true when ch itself
+// went onto the queue: the caller must then ch.WriteDone() once its write returned and read into
 // a fresh buffer. After the write the caller calls settle. The caller holds mu.
-func (c *capture) feed(ch *Chunk, n int, at time.Time) (handed bool) {
+func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 	if c.closed || c.q == nil {
 		return false
 	}
-	data := ch.buf[:n]
+	data := ch.Buf()[:n]
 	endLF := data[n-1] == '\n'
 	c.midLine = !endLF
 	size := int64(n)
 	if n >= copyBelow {
-		size = int64(len(ch.buf))
+		size = int64(len(ch.Buf()))
 	}
-	if c.full() || !c.bound.take(size) {
+	if c.full() || !c.bound.Take(size) {
 		c.drop(data, endLF)
 		return false
 	}
 	it := ch
 	if n < copyBelow {
-		it = &Chunk{Data: c.copyOf(data)}
+		it = &captured.Chunk{Data: c.copyOf(data)}
 	} else {
-		ch.Data = data
-		ch.refs.Store(2)
+		ch.Share(n)
 	}
-	it.Lost, it.size, it.bound = c.lost, size, c.bound
+	it.Lost = c.lost
+	it.Charge(c.bound, size)
 	select {
-	case c.q <- Item{Dir: c.dir, At: at, Chunk: it}:
-		c.lost = Lost{}
+	case c.q <- captured.Item{Dir: c.dir, At: at, Chunk: it}:
+		c.lost = captured.Lost{}
 		return it == ch
 	default:
-		c.bound.used.Add(-size)
+		it.Uncharge()
 		if it == ch {
-			ch.Data, ch.Lost, ch.bound = nil, Lost{}, nil
-			ch.refs.Store(1)
+			ch.Unshare()
 		}
 		c.drop(data, endLF)
 		return false
@@ -127,8 +129,8 @@ func (c *capture) eof(at time.Time) {
 
 func (c *capture) trySendEnd(at time.Time) {
 	select {
-	case c.q <- Item{Dir: c.dir, At: at, Chunk: &Chunk{Lost: c.lost, EOF: true}}:
-		c.lost, c.endSent = Lost{}, true
+	case c.q <- captured.Item{Dir: c.dir, At: at, Chunk: &captured.Chunk{Lost: c.lost, EOF: true}}:
+		c.lost, c.endSent = captured.Lost{}, true
 	default:
 	}
 }
@@ -147,7 +149,7 @@ func (c *capture) copyOf(b []byte) []byte {
 // the last queued chunk) is delivered with a send bounded by done (copying is over, so
 // waiting here holds up nothing but acptap's exit). It returns what could not be delivered
 // (the bytes lost, and whether a line was open), or nil. No item is sent after finish.
-func (c *capture) finish(done <-chan struct{}) *Lost {
+func (c *capture) finish(done <-chan struct{}) *captured.Lost {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.q == nil {
@@ -164,8 +166,8 @@ func (c *capture) finish(done <-chan struct{}) *Lost {
 	}
 	l := c.lost
 	select {
-	case c.q <- Item{Dir: c.dir, At: now, Chunk: &Chunk{Lost: l, EOF: true}}:
-		c.lost, c.endSent = Lost{}, true
+	case c.q <- captured.Item{Dir: c.dir, At: now, Chunk: &captured.Chunk{Lost: l, EOF: true}}:
+		c.lost, c.endSent = captured.Lost{}, true
 		return nil
 	case <-done:
 	}

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
 // describe renders items as "line" / "line<NoLF>" / "gap frames/bytes reason".
-func describe(items []Item) string {
+func describe(items []captured.Item) string {
 	var b strings.Builder
 	for _, it := range items {
 		switch {
@@ -34,9 +35,9 @@ func describe(items []Item) string {
 // splitEach passes q's items through a Splitter, as the pipeline does, and calls fn with
 // each line and gap item (a line's bytes are a copy), releasing every chunk. It returns when
 // q is closed.
-func splitEach(q <-chan Item, maxLine int, fn func(Item)) {
-	s := NewSplitter(maxLine)
-	emit := func(it Item) {
+func splitEach(q <-chan captured.Item, maxLine int, fn func(captured.Item)) {
+	s := captured.NewSplitter(maxLine)
+	emit := func(it captured.Item) {
 		if it.Line != nil {
 			it.Line = bytes.Clone(it.Line)
 		}
@@ -50,9 +51,9 @@ func splitEach(q <-chan Item, maxLine int, fn func(Item)) {
 }
 
 // splitAll collects what splitEach yields, by direction.
-func splitAll(q <-chan Item, maxLine int) map[sdk.Direction][]Item {
-	out := map[sdk.Direction][]Item{}
-	splitEach(q, maxLine, func(it Item) { out[it.Dir] = append(out[it.Dir], it) })
+func splitAll(q <-chan captured.Item, maxLine int) map[sdk.Direction][]captured.Item {
+	out := map[sdk.Direction][]captured.Item{}
+	splitEach(q, maxLine, func(it captured.Item) { out[it.Dir] = append(out[it.Dir], it) })
 	return out
 }
 
@@ -106,9 +107,9 @@ func everyN(b []byte, n int) [][]byte {
 // copyThrough runs the real copy loop (copyLines) of one direction over src into dst, then
 // ends capture as Run does, and returns the split items. q must be big enough for every
 // chunk unless the caller drains it.
-func copyThrough(t *testing.T, src io.Reader, dst io.Writer, q chan Item, queueBytes int, maxLine int) []Item {
+func copyThrough(t *testing.T, src io.Reader, dst io.Writer, q chan captured.Item, queueBytes int, maxLine int) []captured.Item {
 	t.Helper()
-	c := newCapture(sdk.C2A, q, &byteBound{limit: int64(queueBytes)})
+	c := newCapture(sdk.C2A, q, captured.NewBound(int64(queueBytes)))
 	if err := copyLines(dst, src, c); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestCaptureSplitsAtEveryChunkBoundary(t *testing.T) {
 		for cut2 := cut1; cut2 <= len(stream); cut2++ {
 			var fwd bytes.Buffer
 			src := &pieceReader{pieces: pieces([]byte(stream), cut1, cut2)}
-			items := copyThrough(t, src, &fwd, make(chan Item, 16), DefaultQueueBytes, DefaultMaxLine)
+			items := copyThrough(t, src, &fwd, make(chan captured.Item, 16), DefaultQueueBytes, captured.DefaultMaxLine)
 			if got := describe(items); got != want {
 				t.Fatalf("cuts %d,%d: %q, want %q", cut1, cut2, got, want)
 			}
@@ -139,7 +140,7 @@ func TestCaptureSplitsAtEveryChunkBoundary(t *testing.T) {
 		}
 	}
 	// One byte per read, and the stream ending in an LF (no NoLF line).
-	items := copyThrough(t, &pieceReader{pieces: everyN([]byte(stream+"\n"), 1)}, io.Discard, make(chan Item, 64), DefaultQueueBytes, DefaultMaxLine)
+	items := copyThrough(t, &pieceReader{pieces: everyN([]byte(stream+"\n"), 1)}, io.Discard, make(chan captured.Item, 64), DefaultQueueBytes, captured.DefaultMaxLine)
 	if got, want := describe(items), strings.Replace(want, "<NoLF>", "", 1); got != want {
 		t.Errorf("byte by byte: %q, want %q", got, want)
 	}
@@ -159,8 +160,8 @@ func TestCaptureLongLineAcrossChunks(t *testing.T) {
 	stream = append(stream, big[:1<<20]...) // last, without LF
 	for _, n := range []int{bufSize, bufSize - 1, 9000} {
 		var fwd bytes.Buffer
-		q := make(chan Item, len(stream)/n+16)
-		items := copyThrough(t, &pieceReader{pieces: everyN(stream, n)}, &fwd, q, 1<<30, DefaultMaxLine)
+		q := make(chan captured.Item, len(stream)/n+16)
+		items := copyThrough(t, &pieceReader{pieces: everyN(stream, n)}, &fwd, q, 1<<30, captured.DefaultMaxLine)
 		want := []string{"first", string(big), "short", string(big[:3<<20]), string(big[:1<<20])}
 		if len(items) != len(want) {
 			t.Fatalf("reads of %d: %d items, want %d", n, len(items), len(want))
@@ -200,10 +201,10 @@ func TestCaptureDroppedChunks(t *testing.T) {
 		{"empty lines", []string{"\n", "\n\n", "\n"}, []int{1}, "|gap 2/0 capture queue full||"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := make(chan Item, 1)
-			var got []Item
-			s := NewSplitter(0)
-			collect := func(it Item) {
+			q := make(chan captured.Item, 1)
+			var got []captured.Item
+			s := captured.NewSplitter(0)
+			collect := func(it captured.Item) {
 				if it.Line != nil {
 					it.Line = bytes.Clone(it.Line)
 				}
@@ -236,12 +237,12 @@ func TestCaptureDroppedChunks(t *testing.T) {
 				drain()
 				for _, d := range tc.drop {
 					if d == i {
-						q <- Item{} // fill the queue: piece i does not fit
+						q <- captured.Item{} // fill the queue: piece i does not fit
 					}
 				}
 			}}
 			var fwd bytes.Buffer
-			c := newCapture(sdk.C2A, q, &byteBound{limit: DefaultQueueBytes})
+			c := newCapture(sdk.C2A, q, captured.NewBound(DefaultQueueBytes))
 			if err := copyLines(&fwd, src, c); err != nil {
 				t.Fatal(err)
 			}
@@ -265,8 +266,8 @@ func TestCaptureDroppedChunks(t *testing.T) {
 // TestCaptureEOFWhenFull: the end of a stream whose last line has no LF, at a moment the
 // queue is full, is delivered by finish; the line is captured whole, with NoLF.
 func TestCaptureEOFWhenFull(t *testing.T) {
-	q := make(chan Item, 1)
-	c := newCapture(sdk.A2C, q, &byteBound{limit: DefaultQueueBytes})
+	q := make(chan captured.Item, 1)
+	c := newCapture(sdk.A2C, q, captured.NewBound(DefaultQueueBytes))
 	src := &pieceReader{pieces: [][]byte{[]byte("a\nb")}}
 	if err := copyLines(io.Discard, src, c); err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func TestCaptureEOFWhenFull(t *testing.T) {
 	if len(q) != 1 { // the chunk took the only place: the EOF could not be queued
 		t.Fatalf("queue holds %d items", len(q))
 	}
-	var got []Item
+	var got []captured.Item
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -301,7 +302,7 @@ func TestCaptureQueueBytes(t *testing.T) {
 	for range 3 * bufSize / len(line) {
 		stream = append(stream, line...)
 	}
-	q := make(chan Item, 1000)
+	q := make(chan captured.Item, 1000)
 	// Room for one whole buffer and one short read: the first 64 KiB read fits, the
 	// second does not, the third (a short read, ending at a line end) does.
 	short := 2*bufSize + (100-(2*bufSize)%100)%100 + 900
@@ -327,24 +328,6 @@ func TestCaptureQueueBytes(t *testing.T) {
 	}
 }
 
-// TestSplitterLineLimit: a line over the limit is declared as a gap, whole or split; shorter
-// lines around it are captured.
-func TestSplitterLineLimit(t *testing.T) {
-	s := NewSplitter(4)
-	var got []Item
-	emit := func(it Item) { got = append(got, it) }
-	now := time.Now()
-	for _, p := range []string{"ok\n123456\nab", "cdef\nfine"} {
-		s.Split(Item{Dir: sdk.C2A, At: now, Chunk: &Chunk{Data: []byte(p)}}, emit)
-	}
-	s.Split(Item{Dir: sdk.C2A, At: now, Chunk: &Chunk{EOF: true}}, emit)
-	s.Split(Item{Dir: sdk.A2C, At: now, Line: []byte("as is")}, emit) // a line item passes through
-	want := "ok|gap 1/6 line exceeds capture limit|gap 1/6 line exceeds capture limit|fine<NoLF>|as is|"
-	if d := describe(got); d != want {
-		t.Errorf("items %q, want %q", d, want)
-	}
-}
-
 // TestRunDropsChunksTruthfully drives the real tee (tee.Run, an agent process): the editor's
 // stream has a 300 KiB line read in 64 KiB chunks (the buffers themselves are queued), a
 // read dropped in the middle of it because the queue is full, and a last line without LF.
@@ -360,10 +343,10 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 	ps = append(ps, stream[6+len(big)+1:])
 	const dropped = 3 // the third 64 KiB read of the long line
 
-	q := make(chan Item, 16) // room for everything after the dropped read
-	var got []Item
-	s := NewSplitter(0)
-	collect := func(it Item) {
+	q := make(chan captured.Item, 16) // room for everything after the dropped read
+	var got []captured.Item
+	s := captured.NewSplitter(0)
+	collect := func(it captured.Item) {
 		if it.Line != nil {
 			it.Line = bytes.Clone(it.Line)
 		}
@@ -371,7 +354,7 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 	}
 	drain := func(wait bool) {
 		for {
-			var it Item
+			var it captured.Item
 			var ok bool
 			if wait {
 				it, ok = <-q
@@ -400,7 +383,7 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 		}
 		drain(false)
 		for i == dropped && len(q) < cap(q) {
-			q <- Item{} // fillers: the read does not fit
+			q <- captured.Item{} // fillers: the read does not fit
 		}
 		if i == dropped+1 {
 			go func() {
@@ -422,7 +405,7 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 		t.Errorf("the agent read sha256 %s, sent %s", digest, want)
 	}
 	want := fmt.Sprintf("first|gap 1/%d capture queue full|after|last, no LF<NoLF>|", len(big))
-	var c2a []Item
+	var c2a []captured.Item
 	for _, it := range got {
 		if it.Dir == sdk.C2A {
 			c2a = append(c2a, it)
@@ -440,12 +423,12 @@ func TestRunCausalOrder(t *testing.T) {
 	const n = 300
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
-	q := make(chan Item, 4096)
+	q := make(chan captured.Item, 4096)
 	var order []string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		splitEach(q, 0, func(it Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) })
+		splitEach(q, 0, func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) })
 	}()
 	argv, env := helperAgent("echo")
 	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: os.Stderr, Queue: q})

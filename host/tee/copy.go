@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/acptap/acptap/host/captured"
 )
 
 // bufSize is the read size of each direction; one read is forwarded as one write.
-const bufSize = 64 << 10
+const bufSize = captured.BufferSize
 
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
@@ -24,19 +26,19 @@ var errWrite = errors.New("write")
 // across the queueing and the write, so when finish takes it, every chunk that was forwarded
 // has also been queued or counted as lost.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
-	ch := getBuf()
+	ch := captured.Buffer()
 	for {
-		n, rerr := src.Read(ch.buf)
+		n, rerr := src.Read(ch.Buf())
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
 			handed := c.feed(ch, n, at)
-			_, werr := dst.Write(ch.buf[:n])
+			_, werr := dst.Write(ch.Buf()[:n])
 			c.settle()
 			c.mu.Unlock()
 			if handed {
-				ch.unref()
-				ch = getBuf()
+				ch.WriteDone()
+				ch = captured.Buffer()
 			}
 			if werr != nil {
 				return fmt.Errorf("%w: %w", errWrite, werr)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -42,7 +43,7 @@ func drainAfterExit(outDone <-chan struct{}, agentOut *os.File, timeout time.Dur
 	<-outDone
 }
 
-func closeQueue(q chan<- Item) {
+func closeQueue(q chan<- captured.Item) {
 	if q != nil {
 		close(q)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -22,13 +23,13 @@ func TestQueueFullDeclaresGaps(t *testing.T) {
 	const n = 1000
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
-	q := make(chan Item, 8)
+	q := make(chan captured.Item, 8)
 	gate := make(chan struct{})
-	items := make(chan []Item, 1)
+	items := make(chan []captured.Item, 1)
 	go func() {
 		<-gate // capture is stuck until every line went both ways
-		var all []Item
-		splitEach(q, 0, func(it Item) { all = append(all, it) })
+		var all []captured.Item
+		splitEach(q, 0, func(it captured.Item) { all = append(all, it) })
 		items <- all
 	}()
 	argv, env := helperAgent("echo")
@@ -50,13 +51,13 @@ func TestQueueFullDeclaresGaps(t *testing.T) {
 
 	all := <-items
 	for _, dir := range []sdk.Direction{sdk.C2A, sdk.A2C} {
-		next, captured, gaps, gapFrames := 0, 0, 0, uint64(0)
+		next, seen, gaps, gapFrames := 0, 0, 0, uint64(0)
 		for _, it := range all {
 			if it.Dir != dir {
 				continue
 			}
 			if it.Gap != nil {
-				if it.Gap.Reason != ReasonQueueFull || it.Gap.Frames == 0 {
+				if it.Gap.Reason != captured.ReasonQueueFull || it.Gap.Frames == 0 {
 					t.Fatalf("%s: gap %+v", dir, *it.Gap)
 				}
 				var bytes uint64
@@ -75,10 +76,10 @@ func TestQueueFullDeclaresGaps(t *testing.T) {
 				t.Fatalf("%s: item %q, want line %d %q (a gap missing before it?)", dir, it.Line, next, want)
 			}
 			next++
-			captured++
+			seen++
 		}
 		if next != n || gaps == 0 {
-			t.Errorf("%s: %d captured + %d gap frames = %d, want %d (with at least one gap; got %d)", dir, captured, gapFrames, next, n, gaps)
+			t.Errorf("%s: %d captured + %d gap frames = %d, want %d (with at least one gap; got %d)", dir, seen, gapFrames, next, n, gaps)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/acptap/acptap/host/captured"
 )
 
 // The test binary doubles as the helper agent (and, for the signal test, as the tee itself):
@@ -118,7 +120,7 @@ func helperEchoGen() int {
 }
 
 func helperTee() int {
-	q := make(chan Item, 64)
+	q := make(chan captured.Item, 64)
 	go func() {
 		for it := range q {
 			it.Release()

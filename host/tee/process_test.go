@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acptap/acptap/host/captured"
 )
 
 // TestExitCodeAndStderrPassThrough: the agent's exit code (0, 3) or signal death (SIGKILL →
@@ -30,7 +32,7 @@ func TestExitCodeAndStderrPassThrough(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stderr.Close()
-			q := make(chan Item, 4)
+			q := make(chan captured.Item, 4)
 			var pid int
 			argv, env := helperAgent(tc.mode, "TEE_EXIT="+tc.exit)
 			code, err := Run(context.Background(), Config{
@@ -56,7 +58,7 @@ func TestExitCodeAndStderrPassThrough(t *testing.T) {
 
 // TestStartFailure: an agent that cannot be started gives 127 and a one-line error.
 func TestStartFailure(t *testing.T) {
-	q := make(chan Item, 1)
+	q := make(chan captured.Item, 1)
 	code, err := Run(context.Background(), Config{
 		Agent: []string{"acptap-no-such-agent"}, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{},
 		Stderr: &bytes.Buffer{}, Queue: q,

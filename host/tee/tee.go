@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
 )
@@ -21,10 +22,6 @@ const ExitCannotStart = 127
 
 // Defaults for the zero values of Config.
 const (
-	// DefaultMaxLine bounds one line assembled for capture (by a Splitter); a longer line is
-	// still forwarded whole and declared as a gap (ReasonTooLong), so a runaway line cannot
-	// exhaust memory.
-	DefaultMaxLine = 256 << 20
 	// DefaultDrainTimeout bounds how long Run keeps reading the agent's stdout after the agent
 	// exited, when a descendant still holds it open.
 	DefaultDrainTimeout = 2 * time.Second
@@ -33,42 +30,17 @@ const (
 // finalGapWait bounds the blocking send of the last pending gap at the end of Run.
 var finalGapWait = 5 * time.Second
 
-// Item is what capture receives: a line, a gap, or a chunk. The tee queues chunks only (one
-// per read, in each direction's order); a Splitter turns them into lines and gaps, which is
-// what the rest of the host (and convert, which makes items itself) deals in.
-type Item struct {
-	Dir  sdk.Direction // sdk.C2A (editor → agent stdin) or sdk.A2C (agent stdout → editor)
-	At   time.Time     // receipt time: when the read (completing the line) returned; a gap: when declared
-	Line []byte        // the line without its LF (a CR is kept)
-	NoLF bool          // a final line that had no LF at EOF
-	Gap  *Gap          // non-nil: lines dropped from observation (Line is then nil)
-	// Owned: Line was assembled across chunks into a buffer of its own
-	// (it aliases no chunk), so the receiver need not copy it to keep it.
-	Owned bool
-
-	// Chunk, when non-nil, is one read as forwarded (Line and Gap are then unset); the
-	// receiver must release it (Item.Release) once it no longer needs its bytes.
-	Chunk *Chunk
-}
-
-// Gap counts lines of one direction that were forwarded but not observed. Bytes counts the
-// lines' bytes without their LFs, as Item.Line would have held them.
-type Gap struct {
-	Frames, Bytes uint64
-	Reason        string // ReasonQueueFull or ReasonTooLong
-}
-
 // Config says what to run and where the bytes go. Zero stdio fields mean this process's own.
 type Config struct {
-	Agent   []string      // argv of the agent
-	Env     []string      // nil = inherit
-	Dir     string        // "" = current directory
-	Stdin   io.Reader     // editor → (nil = os.Stdin)
-	Stdout  io.Writer     // → editor (nil = os.Stdout)
-	Stderr  io.Writer     // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
-	Queue   chan<- Item   // bounded, never blocked on; closed by Run; nil = no capture (items: see Item)
-	Signals bool          // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
-	OnStart func(pid int) // called right after the agent started
+	Agent   []string             // argv of the agent
+	Env     []string             // nil = inherit
+	Dir     string               // "" = current directory
+	Stdin   io.Reader            // editor → (nil = os.Stdin)
+	Stdout  io.Writer            // → editor (nil = os.Stdout)
+	Stderr  io.Writer            // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
+	Queue   chan<- captured.Item // bounded, never blocked on; closed by Run; nil = no capture (items: see captured.Item)
+	Signals bool                 // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
+	OnStart func(pid int)        // called right after the agent started
 	// Watchdog makes the command of the watchdog process that kills the
 	// agent's process group pgid if acptap dies without ending it (Linux;
 	// see procgroup_linux.go and Watchdog). Nil: no watchdog.
@@ -99,7 +71,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
 	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
-	bound := &byteBound{limit: int64(cfg.QueueBytes)}
+	bound := captured.NewBound(int64(cfg.QueueBytes))
 	c2a := newCapture(sdk.C2A, cfg.Queue, bound)
 	a2c := newCapture(sdk.A2C, cfg.Queue, bound)
 	// The agent's stdin gone (a failed write, or closed by the agent) closes
@@ -144,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	for _, c := range []*capture{a2c, c2a} {
 		if l := c.finish(fctx.Done()); l != nil {
 			log.Warn("capture gap could not be delivered", "dir", c.dir.String(),
-				"lost_bytes", l.Bytes, "lost_lfs", l.LFs, "reason", ReasonQueueFull)
+				"lost_bytes", l.Bytes, "lost_lfs", l.LFs, "reason", captured.ReasonQueueFull)
 		}
 	}
 	cancel()

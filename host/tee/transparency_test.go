@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -46,7 +47,7 @@ type replay struct {
 	gaps        int
 }
 
-func (r *replay) add(it Item) {
+func (r *replay) add(it captured.Item) {
 	if it.Gap != nil {
 		r.gaps++
 		return
@@ -72,12 +73,12 @@ func TestTransparency10k(t *testing.T) {
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
 	var stderr bytes.Buffer
-	q := make(chan Item, 2*clientLines+agentLines+16) // room for every item: nothing drops
+	q := make(chan captured.Item, 2*clientLines+agentLines+16) // room for every item: nothing drops
 	got := map[sdk.Direction]*replay{sdk.C2A: {h: sha256.New()}, sdk.A2C: {h: sha256.New()}}
 	itemsDone := make(chan struct{})
 	go func() {
 		defer close(itemsDone)
-		splitEach(q, 0, func(it Item) { got[it.Dir].add(it) })
+		splitEach(q, 0, func(it captured.Item) { got[it.Dir].add(it) })
 	}()
 	argv, env := helperAgent("echogen")
 	// The bound in bytes is lifted: this test is about what capture sees, not its bounds.
@@ -159,7 +160,7 @@ func TestTransparency10k(t *testing.T) {
 func TestPartialLineForwardedBeforeLF(t *testing.T) {
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
-	q := make(chan Item, 16)
+	q := make(chan captured.Item, 16)
 	argv, env := helperAgent("echo")
 	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: io.Discard, Queue: q})
 
@@ -179,7 +180,7 @@ func TestPartialLineForwardedBeforeLF(t *testing.T) {
 		t.Fatalf("Run = %d, %v", code, err)
 	}
 	var lines []string
-	splitEach(q, 0, func(it Item) { lines = append(lines, it.Dir.String()+" "+string(it.Line)) })
+	splitEach(q, 0, func(it captured.Item) { lines = append(lines, it.Dir.String()+" "+string(it.Line)) })
 	want := []string{`c2a {"jsonrpc":"2.0","method":"x"}`, `a2c {"jsonrpc":"2.0","method":"x"}`}
 	if strings.Join(lines, "|") != strings.Join(want, "|") && strings.Join(lines, "|") != strings.Join([]string{want[1], want[0]}, "|") {
 		t.Errorf("items = %q, want %q", lines, want)

@@ -1,10 +1,8 @@
 package transcript
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/acptap/acptap/sdk/asr"
@@ -21,7 +19,6 @@ type builder struct {
 	byRec  map[string]int // record id → item
 	byCall map[string]int // callId → tool item
 	byTerm map[string]int // terminalId → item holding the terminal
-	termOf map[string]string
 	byKey  map[string]int // type+entity id → item (messages, plans, permissions, …)
 	cur    int            // the index of the item item or tool returned last
 }
@@ -33,7 +30,7 @@ func newBuilder(o Options) *builder {
 	}
 	return &builder{o: o, from: from, v: &View{Counts: map[string]int{}, From: from},
 		byRec: map[string]int{}, byCall: map[string]int{}, byTerm: map[string]int{},
-		termOf: map[string]string{}, byKey: map[string]int{}}
+		byKey: map[string]int{}}
 }
 
 func (b *builder) header(line []byte, h asr.Header) {
@@ -46,21 +43,25 @@ func (b *builder) header(line []byte, h asr.Header) {
 	}
 }
 
-// item returns the item at key, or a new one for g.
-func (b *builder) item(key, kind string, g asr.Generic) (*Item, bool) {
+// item returns the item at key, or the one r revises, or a new one.
+func (b *builder) item(key string, r *Record) (*Item, bool) {
+	return b.itemOf(key, r.Item.Kind, r)
+}
+
+func (b *builder) itemOf(key, kind string, r *Record) (*Item, bool) {
 	if key != "" {
 		if i, ok := b.byKey[key]; ok {
 			b.cur = i
 			return &b.v.Items[i], false
 		}
 	}
-	if g.Supersedes != "" {
-		if i, ok := b.byRec[g.Supersedes]; ok {
+	if r.Supersedes != "" {
+		if i, ok := b.byRec[r.Supersedes]; ok {
 			b.cur = i
 			return &b.v.Items[i], false
 		}
 	}
-	b.v.Items = append(b.v.Items, Item{Kind: kind, Seq: g.Seq, ID: g.ID, TS: g.TS})
+	b.v.Items = append(b.v.Items, Item{Kind: kind, Seq: r.Item.Seq, ID: r.Item.ID, TS: r.Item.TS, Entity: r.Item.Entity})
 	b.cur = len(b.v.Items) - 1
 	if key != "" {
 		b.byKey[key] = b.cur
@@ -68,257 +69,134 @@ func (b *builder) item(key, kind string, g asr.Generic) (*Item, bool) {
 	return &b.v.Items[b.cur], true
 }
 
-// attach notes that g went into it (the current item).
-func (b *builder) attach(it *Item, g asr.Generic, line []byte) {
-	b.byRec[g.ID] = b.cur
-	if len(it.Records) > 0 && g.Supersedes != "" {
+// attach notes that r went into it (the current item).
+func (b *builder) attach(it *Item, r *Record, line []byte) {
+	id := r.Item.ID
+	b.byRec[id] = b.cur
+	if len(it.Records) > 0 && r.Supersedes != "" {
 		it.Revised = true
 	}
-	it.Records = append(it.Records, g.ID)
-	if g.Native != nil && g.Native.Ref != nil {
-		it.Refs = append(it.Refs, Ref{Record: g.ID, Wire: g.Native.Ref.Wire, Frames: g.Native.Ref.Frames})
+	if r.Item.Status != "" {
+		it.Status = r.Item.Status
+	}
+	it.Records = append(it.Records, id)
+	if n := r.Native; n != nil && n.Ref != nil {
+		it.Refs = append(it.Refs, Ref{Record: id, Wire: n.Ref.Wire, Frames: n.Ref.Frames})
 	}
 	if b.o.WithJSON {
 		it.JSON = append(it.JSON, json.RawMessage(string(line)))
 	}
 }
 
-func (b *builder) add(g asr.Generic, line []byte) error {
+// add folds one record into the view by its type's fold.
+func (b *builder) add(r *Record, line []byte) {
 	b.n++
-	b.v.Counts[g.Type]++
-	switch g.Type {
-	case asr.TypeMessage:
-		var m asr.Message
-		if err := json.Unmarshal(line, &m); err != nil {
-			return err
-		}
-		it, _ := b.item("message/"+m.MessageID, KindMessage, g)
-		it.Role, it.Origin = m.Role, m.Origin
-		if it.Origin == "" {
-			it.Origin = m.Origin
-		}
-		it.Blocks = blocks(m.Content)
-		it.Reasoning = len(it.Blocks) > 0
-		for _, bl := range it.Blocks {
-			if bl.Type != "reasoning" {
-				it.Reasoning = false
-			}
-		}
-		if m.From != nil {
-			it.Child = m.From.Session
-		} else if len(m.Recipients) > 0 {
-			it.Child = m.Recipients[0].Actor.Session
-		}
-		if m.Severity != "" {
-			it.Summary = m.Severity
-		}
-		b.attach(it, g, line)
-	case asr.TypeToolCall:
-		var c asr.ToolCall
-		if err := json.Unmarshal(line, &c); err != nil {
-			return err
-		}
-		it := b.tool(c.CallID, g)
-		t := it.Tool
-		t.Name, t.Title, t.Kind = c.Name, c.Title, c.Kind
-		if len(c.Input) > 0 {
-			t.Input = c.Input
-		}
-		t.Paths = t.Paths[:0]
-		for _, l := range c.Locations {
-			t.Paths = append(t.Paths, l.Path.Path)
-		}
-		b.attach(it, g, line)
-	case asr.TypeToolResult:
-		var r asr.ToolResult
-		if err := json.Unmarshal(line, &r); err != nil {
-			return err
-		}
-		it := b.tool(r.CallID, g)
-		t := it.Tool
-		t.Status = r.Status
-		if n := len(t.Statuses); n == 0 || t.Statuses[n-1] != r.Status {
-			t.Statuses = append(t.Statuses, r.Status)
-		}
-		t.Result = blocks(r.DisplayContent)
-		if len(r.Raw) > 0 {
-			t.Raw = r.Raw
-		}
-		if r.Exec != nil {
-			b.termOf[r.Exec.TerminalID] = r.CallID
-			if ti, ok := b.byTerm[r.Exec.TerminalID]; ok && b.v.Items[ti].Terminal != nil {
-				t.Terminal = b.v.Items[ti].Terminal
-			}
-			b.byTerm[r.Exec.TerminalID] = b.cur
-		}
-		b.attach(it, g, line)
-	case asr.TypeFileChange:
-		var f asr.FileChange
-		if err := json.Unmarshal(line, &f); err != nil {
-			return err
-		}
-		diffs := fileDiffs(f)
-		if f.Cause != nil && f.Cause.CallID != "" {
-			it := b.tool(f.Cause.CallID, g)
-			it.Tool.Diffs = diffs
-			b.attach(it, g, line)
-			break
-		}
-		it, _ := b.item("", KindFileChange, g)
-		it.Diffs, it.Summary = diffs, f.Status
-		b.attach(it, g, line)
-	case asr.TypeTerminal:
-		var t asr.Terminal
-		if err := json.Unmarshal(line, &t); err != nil {
-			return err
-		}
-		term := &Terminal{ID: t.TerminalID, Command: t.Command, Status: t.Status, Exit: strings.TrimSpace(string(t.ExitCode))}
-		if t.Output != nil {
-			term.Output = decodeBlob(t.Output.Blob)
-		}
-		var it *Item
-		if i, ok := b.byTerm[t.TerminalID]; ok {
-			it, b.cur = &b.v.Items[i], i
-		} else {
-			it, _ = b.item("terminal/"+t.TerminalID, KindTerminal, g)
-			b.byTerm[t.TerminalID] = b.cur
-		}
-		if it.Tool != nil {
-			it.Tool.Terminal = term
-		} else {
-			it.Terminal = term
-		}
-		b.attach(it, g, line)
-	case asr.TypePermission:
-		var p asr.Permission
-		if err := json.Unmarshal(line, &p); err != nil {
-			return err
-		}
-		it, _ := b.item("permission/"+p.RequestID, KindPermission, g)
-		perm := &Permission{Title: p.Title, Description: p.Description, Status: p.Status, Decision: p.Decision}
-		_ = json.Unmarshal(p.Options, &perm.Options)
-		for _, o := range perm.Options {
-			if o.ID == p.SelectedOptionID {
-				perm.Selected = o.Name
-			}
-		}
-		if perm.Selected == "" {
-			perm.Selected = p.SelectedOptionID
-		}
-		it.Permission = perm
-		b.attach(it, g, line)
-	case asr.TypeInputRequest:
-		var q asr.InputRequest
-		if err := json.Unmarshal(line, &q); err != nil {
-			return err
-		}
-		it, _ := b.item("input/"+q.RequestID, KindInput, g)
-		it.Input = &Input{Mode: q.Mode, Message: q.Message, Status: q.Status, Response: q.Response, URL: q.URL}
-		b.attach(it, g, line)
-	case asr.TypePlan:
-		var p asr.Plan
-		if err := json.Unmarshal(line, &p); err != nil {
-			return err
-		}
-		it, _ := b.item("plan/"+p.PlanID, KindPlan, g)
-		it.Plan = nil
-		_ = json.Unmarshal(p.Entries, &it.Plan)
-		b.attach(it, g, line)
-	case asr.TypeState:
-		var s asr.State
-		if err := json.Unmarshal(line, &s); err != nil {
-			return err
-		}
-		it, _ := b.item("", KindState, g)
-		it.State = &State{State: s.State, StopReason: unquote(s.StopReason), Error: s.Error}
-		b.attach(it, g, line)
-	case asr.TypeUsageSummary:
-		var u asr.UsageSummary
-		if err := json.Unmarshal(line, &u); err != nil {
-			return err
-		}
-		it, _ := b.item("", KindUsage, g)
-		us := &Usage{}
-		if u.ContextWindow != nil {
-			us.Used, us.Size = num(u.ContextWindow.Used), num(u.ContextWindow.Size)
-		}
-		if u.Cost != nil {
-			us.Cost, us.Currency = num(u.Cost.Amount), u.Cost.Currency
-		}
-		it.Usage = us
-		b.attach(it, g, line)
-	case asr.TypeCompaction:
-		var c asr.Compaction
-		if err := json.Unmarshal(line, &c); err != nil {
-			return err
-		}
-		it, _ := b.item("compaction/"+c.CompactionID, KindCompaction, g)
-		it.Blocks, it.Summary = blocks(c.Summary), c.Kind
-		b.attach(it, g, line)
-	case asr.TypeSubagent:
-		var s asr.Subagent
-		if err := json.Unmarshal(line, &s); err != nil {
-			return err
-		}
-		it, _ := b.item("subagent/"+s.ChildSession, KindSubagent, g)
-		it.Child = s.ChildSession
-		b.attach(it, g, line)
-	case asr.TypeSessionInfo:
-		var s asr.SessionInfo
-		if err := json.Unmarshal(line, &s); err != nil {
-			return err
-		}
-		it, _ := b.item("session_info", KindSessionInfo, g)
-		it.Summary = unquote(s.Title)
-		b.attach(it, g, line)
-	case asr.TypeConfigChange:
-		var c asr.ConfigChange
-		if err := json.Unmarshal(line, &c); err != nil {
-			return err
-		}
-		it, _ := b.item("", KindConfig, g)
-		var parts []string
-		if c.Mode != "" {
-			parts = append(parts, "mode "+c.Mode)
-		}
-		if c.Model != nil {
-			parts = append(parts, "model "+c.Model.ID)
-		}
-		if len(parts) == 0 && len(c.Options) > 0 {
-			parts = append(parts, "options changed")
-		}
-		it.Summary = strings.Join(parts, ", ")
-		b.attach(it, g, line)
-	case asr.TypeDeclaration:
-		var d asr.Declaration
-		if err := json.Unmarshal(line, &d); err != nil {
-			return err
-		}
-		it, _ := b.item("", KindDeclaration, g)
-		it.Lossy = d.Lossy
-		for _, c := range d.Lossy {
-			b.v.Losses = append(b.v.Losses, Loss{Category: c, Record: d.ID})
-		}
-		b.attach(it, g, line)
-	default:
-		kind := KindOther
-		if strings.HasPrefix(g.Type, asr.AuditPrefix) {
-			kind = KindAudit
-		}
-		it, _ := b.item("", kind, g)
-		it.Audit = strings.TrimPrefix(g.Type, asr.AuditPrefix)
-		it.Summary = g.Type
-		b.attach(it, g, line)
+	b.v.Counts[r.Type]++
+	t, ok := recordTypes[r.Type]
+	if !ok {
+		t.fold = foldNew
 	}
-	return nil
+	t.fold(b, r)
+	b.attach(&b.v.Items[b.cur], r, line)
 }
 
-func (b *builder) tool(callID string, g asr.Generic) *Item {
+// foldKeyed: an entity's records (a message's chunks, a permission and
+// its answer, a plan's revisions …) make one item, the latest record's.
+func foldKeyed(b *builder, r *Record) {
+	it, _ := b.item(r.Item.Kind+"/"+r.Item.Entity, r)
+	it.replace(r.Item)
+}
+
+// foldNew: a record of its own (or the revision of one).
+func foldNew(b *builder, r *Record) {
+	it, _ := b.item("", r)
+	it.replace(r.Item)
+}
+
+// replace takes the content of n into it, keeping its place, records and
+// refs (and the latest status, which attach sets).
+func (it *Item) replace(n Item) {
+	n.Kind, n.Seq, n.ID, n.TS, n.Status = it.Kind, it.Seq, it.ID, it.TS, it.Status
+	n.Records, n.Refs, n.Revised, n.JSON = it.Records, it.Refs, it.Revised, it.JSON
+	if n.Summary == "" && n.Kind == KindMessage {
+		n.Summary = it.Summary
+	}
+	*it = n
+}
+
+// foldDeclaration: a record of its own whose losses the view lists.
+func foldDeclaration(b *builder, r *Record) {
+	foldNew(b, r)
+	for _, c := range r.Item.Lossy {
+		b.v.Losses = append(b.v.Losses, Loss{Category: c, Record: r.Item.ID})
+	}
+}
+
+func foldToolCall(b *builder, r *Record) {
+	c := r.Item.Tool
+	t := b.tool(c.CallID, r).Tool
+	t.Name, t.Title, t.Kind = c.Name, c.Title, c.Kind
+	if len(c.Input) > 0 {
+		t.Input = c.Input
+	}
+	t.Paths = c.Paths
+}
+
+func foldToolResult(b *builder, r *Record) {
+	res := r.Item.Tool
+	it := b.tool(res.CallID, r)
+	t := it.Tool
+	t.Status = res.Status
+	if n := len(t.Statuses); n == 0 || t.Statuses[n-1] != res.Status {
+		t.Statuses = append(t.Statuses, res.Status)
+	}
+	t.Result = res.Result
+	if len(res.Raw) > 0 {
+		t.Raw = res.Raw
+	}
+	if res.Exec != "" {
+		t.Exec = res.Exec
+		if ti, ok := b.byTerm[res.Exec]; ok && b.v.Items[ti].Terminal != nil {
+			t.Terminal = b.v.Items[ti].Terminal
+		}
+		b.byTerm[res.Exec] = b.cur
+	}
+}
+
+// foldFileChange: a file change goes into its tool call's item, or makes
+// its own when it has no cause.
+func foldFileChange(b *builder, r *Record) {
+	if r.Item.Cause != "" {
+		b.tool(r.Item.Cause, r).Tool.Diffs = r.Item.Diffs
+		return
+	}
+	foldNew(b, r)
+}
+
+// foldTerminal: a terminal goes into the tool call that ran it, or makes
+// its own item.
+func foldTerminal(b *builder, r *Record) {
+	term := r.Item.Terminal
+	var it *Item
+	if i, ok := b.byTerm[term.ID]; ok {
+		it, b.cur = &b.v.Items[i], i
+	} else {
+		it, _ = b.item("terminal/"+term.ID, r)
+		b.byTerm[term.ID] = b.cur
+	}
+	if it.Tool != nil {
+		it.Tool.Terminal = term
+	} else {
+		it.Terminal = term
+	}
+}
+
+func (b *builder) tool(callID string, r *Record) *Item {
 	if i, ok := b.byCall[callID]; ok {
 		b.cur = i
 		return &b.v.Items[i]
 	}
-	it, _ := b.item("tool/"+callID, KindTool, g)
+	it, _ := b.itemOf("tool/"+callID, KindTool, r)
 	if it.Tool == nil {
 		it.Tool = &Tool{CallID: callID}
 	}
@@ -327,13 +205,15 @@ func (b *builder) tool(callID string, g asr.Generic) *Item {
 }
 
 // blocks turns ACP content blocks (and ASR's reasoning and refusal) into
-// display blocks.
+// display blocks; a block of a type it does not know keeps its type and
+// JSON, one that is not a block is "(invalid block)".
 func blocks(raw []json.RawMessage) []Block {
 	var out []Block
 	for _, r := range raw {
 		var c struct {
 			Type     string          `json:"type"`
 			Text     string          `json:"text"`
+			Summary  []string        `json:"summary"`
 			URI      string          `json:"uri"`
 			Name     string          `json:"name"`
 			MimeType string          `json:"mimeType"`
@@ -345,22 +225,29 @@ func blocks(raw []json.RawMessage) []Block {
 			Content  json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(r, &c) != nil {
+			out = append(out, Block{Type: BlockInvalid, Text: string(r)})
 			continue
 		}
 		switch c.Type {
-		case "text", "reasoning", "refusal":
+		case "reasoning":
+			t := c.Text
+			if t == "" {
+				t = strings.Join(c.Summary, "\n\n")
+			}
+			out = append(out, Block{Type: c.Type, Text: t})
+		case "text", "refusal":
 			out = append(out, Block{Type: c.Type, Text: c.Text})
 		case "image", "audio":
-			out = append(out, Block{Type: c.Type, Mime: c.MimeType, Text: c.URI})
+			out = append(out, Block{Type: c.Type, Mime: c.MimeType, Text: c.URI, URI: c.URI})
 		case "resource_link":
-			out = append(out, Block{Type: c.Type, Text: firstNonEmpty(c.URI, c.Name), Mime: c.MimeType})
+			out = append(out, Block{Type: c.Type, Text: firstNonEmpty(c.URI, c.Name), Mime: c.MimeType, URI: c.URI, Name: c.Name})
 		case "resource":
 			var res struct {
 				URI  string `json:"uri"`
 				Text string `json:"text"`
 			}
 			_ = json.Unmarshal(c.Resource, &res)
-			out = append(out, Block{Type: c.Type, Text: firstNonEmpty(res.Text, res.URI)})
+			out = append(out, Block{Type: c.Type, Text: firstNonEmpty(res.Text, res.URI), URI: res.URI})
 		case "diff":
 			old := ""
 			if c.OldText != nil {
@@ -372,19 +259,19 @@ func blocks(raw []json.RawMessage) []Block {
 		case "content":
 			out = append(out, blocks([]json.RawMessage{c.Content})...)
 		default:
-			out = append(out, Block{Type: "other", Text: string(r)})
+			out = append(out, Block{Type: c.Type, Text: string(r)})
 		}
 	}
 	return out
 }
 
+// BlockInvalid is the type of a block that is not a JSON object.
+const BlockInvalid = "(invalid block)"
+
 func fileDiffs(f asr.FileChange) []Diff {
 	var out []Diff
 	for _, c := range f.Changes {
-		d := Diff{Op: c.Op}
-		if c.Path != nil {
-			d.Path = c.Path.Path
-		}
+		d := Diff{Op: c.Op, Path: DisplayPath(c.Path), OldPath: DisplayPath(c.OldPath)}
 		if m, ok := c.Meta["acptap/v1Diff"]; ok {
 			var v struct {
 				OldText *string `json:"oldText"`
@@ -438,29 +325,6 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-func decodeBlob(b asr.Blob) string {
-	if b.Encoding == "base64" {
-		d, err := base64.StdEncoding.DecodeString(b.Data)
-		if err == nil {
-			return string(d)
-		}
-	}
-	return b.Data
-}
-
-func unquote(r json.RawMessage) string {
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return s
-	}
-	return strings.TrimSpace(string(r))
-}
-
-func num(r json.RawMessage) float64 {
-	f, _ := strconv.ParseFloat(strings.TrimSpace(string(r)), 64)
-	return f
 }
 
 func firstNonEmpty(s ...string) string {

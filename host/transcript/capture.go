@@ -49,19 +49,48 @@ func Downlevel(v *View, l aep.Level, red aep.Redactor) {
 		}
 		return nil
 	}
+	// path levels a file path: redacted through the pipeline, kept at
+	// metadata (paths are metadata there), gone below.
+	path := func(s string) string {
+		switch {
+		case l == aep.Redacted:
+			return red.Text(s)
+		case l < aep.Metadata:
+			return ""
+		}
+		return s
+	}
+	blocks := func(bs []Block) {
+		for j := range bs {
+			bs[j].Text, bs[j].URI, bs[j].Name = text(bs[j].Text), text(bs[j].URI), text(bs[j].Name)
+		}
+	}
+	diffs := func(ds []Diff) {
+		for j := range ds {
+			ds[j].Patch = patchText(ds[j].Patch, l, red)
+			ds[j].Path, ds[j].OldPath = path(ds[j].Path), path(ds[j].OldPath)
+		}
+	}
+	// a terminal can be in two items (its own and the tool call's that ran
+	// it): level it once
+	leveled := map[*Terminal]bool{}
+	terminal := func(t *Terminal) {
+		if t != nil && !leveled[t] {
+			leveled[t] = true
+			t.Output, t.Command, t.Cwd = text(t.Output), text(t.Command), path(t.Cwd)
+		}
+	}
 	for i := range v.Items {
 		it := &v.Items[i]
 		it.JSON = nil
-		for j := range it.Blocks {
-			it.Blocks[j].Text = text(it.Blocks[j].Text)
+		blocks(it.Blocks)
+		it.Error = raw(it.Error)
+		if it.Failure != nil {
+			it.Failure.Message = text(it.Failure.Message)
 		}
 		it.Summary = keepSummary(it, text)
-		for j := range it.Diffs {
-			it.Diffs[j].Patch = patchText(it.Diffs[j].Patch, l, red)
-		}
-		if it.Terminal != nil {
-			it.Terminal.Output, it.Terminal.Command = text(it.Terminal.Output), text(it.Terminal.Command)
-		}
+		diffs(it.Diffs)
+		terminal(it.Terminal)
 		if t := it.Tool; t != nil {
 			t.Input, t.Raw = raw(t.Input), raw(t.Raw)
 			if l < aep.Metadata {
@@ -69,21 +98,12 @@ func Downlevel(v *View, l aep.Level, red aep.Redactor) {
 			} else if l == aep.Redacted {
 				t.Title = red.Text(t.Title)
 			}
-			for j := range t.Result {
-				t.Result[j].Text = text(t.Result[j].Text)
-			}
-			for j := range t.Diffs {
-				t.Diffs[j].Patch = patchText(t.Diffs[j].Patch, l, red)
-				if l < aep.Metadata {
-					t.Diffs[j].Path = ""
-				}
-			}
-			if t.Terminal != nil {
-				t.Terminal.Output, t.Terminal.Command = text(t.Terminal.Output), text(t.Terminal.Command)
-			}
+			blocks(t.Result)
+			diffs(t.Diffs)
+			terminal(t.Terminal)
 		}
 		if p := it.Permission; p != nil {
-			p.Description = text(p.Description)
+			p.Description, p.Command = text(p.Description), text(p.Command)
 			if l < aep.Metadata {
 				p.Title = ""
 			} else if l == aep.Redacted {

@@ -58,76 +58,114 @@ func RenderMarkdown(w io.Writer, p Page) error {
 		bw.f("- declared losses: %s\n", strings.Join(cats, ", "))
 	}
 	bw.f("\n")
-	for _, it := range p.View.Items {
-		switch it.Kind {
-		case KindMessage:
-			who := it.Role
-			if it.Reasoning {
-				who += " (reasoning)"
-			}
-			bw.f("### %s\n\n", who)
-			for _, b := range it.Blocks {
-				if b.Type == "reasoning" && !it.Reasoning {
-					bw.f("> %s\n\n", strings.ReplaceAll(b.Text, "\n", "\n> "))
-					continue
-				}
-				bw.f("%s\n\n", b.Text)
-			}
-		case KindTool:
-			t := it.Tool
-			bw.f("#### Tool: %s `%s` — %s\n\n", firstNonEmpty(t.Title, t.Name), t.Kind, firstNonEmpty(t.Status, "pending"))
-			if len(t.Input) > 0 {
-				bw.f("```json\n%s\n```\n\n", indentJSON(t.Input))
-			}
-			for _, b := range t.Result {
-				bw.f("```\n%s\n```\n\n", b.Text)
-			}
-			for _, d := range t.Diffs {
-				if d.Patch != "" {
-					bw.f("```diff\n%s\n```\n\n", strings.TrimSuffix(d.Patch, "\n"))
-				}
-			}
-			if t.Terminal != nil && t.Terminal.Output != "" {
-				bw.f("```console\n$ %s\n%s\n```\n\n", t.Terminal.Command, strings.TrimSuffix(t.Terminal.Output, "\n"))
-			}
-		case KindPermission:
-			p := it.Permission
-			bw.f("**Permission:** %s — %s", p.Title, firstNonEmpty(p.Decision, p.Status))
-			if p.Selected != "" {
-				bw.f(" (%s)", p.Selected)
-			}
-			bw.f("\n\n")
-		case KindInput:
-			bw.f("**Question:** %s — %s\n\n", it.Input.Message, it.Input.Status)
-		case KindPlan:
-			bw.f("**Plan**\n\n")
-			for _, e := range it.Plan {
-				mark := " "
-				if e.Status == "completed" {
-					mark = "x"
-				}
-				bw.f("- [%s] %s\n", mark, e.Content)
-			}
-			bw.f("\n")
-		case KindState:
-			if it.State.StopReason != "" || len(it.State.Error) > 0 {
-				bw.f("*%s %s %s*\n\n", it.State.State, it.State.StopReason, strings.TrimSpace(string(it.State.Error)))
-			}
-		case KindUsage:
-			bw.f("*usage: %.0f / %.0f tokens, cost %s %s*\n\n", it.Usage.Used, it.Usage.Size, fmt.Sprintf("%.4g", it.Usage.Cost), it.Usage.Currency)
-		case KindDeclaration:
-			bw.f("*declared lost: %s*\n\n", strings.Join(it.Lossy, ", "))
-		case KindFileChange:
-			for _, d := range it.Diffs {
-				bw.f("```diff\n%s\n```\n\n", strings.TrimSuffix(d.Patch, "\n"))
-			}
-		default:
-			if it.Summary != "" {
-				bw.f("*%s: %s*\n\n", it.Kind, it.Summary)
-			}
+	for i := range p.View.Items {
+		it := &p.View.Items[i]
+		f, ok := markdown[it.Kind]
+		if !ok {
+			f = mdOther
 		}
+		f(bw, it)
 	}
 	return bw.err
+}
+
+// markdown is the table of item kinds the Markdown export renders; another
+// kind is rendered by mdOther (its summary, if any).
+var markdown = map[string]func(bw *mdWriter, it *Item){
+	KindMessage:     mdMessage,
+	KindTool:        mdTool,
+	KindPermission:  mdPermission,
+	KindInput:       mdInput,
+	KindPlan:        mdPlan,
+	KindState:       mdState,
+	KindUsage:       mdUsage,
+	KindDeclaration: mdDeclaration,
+	KindFileChange:  mdFileChange,
+}
+
+func mdMessage(bw *mdWriter, it *Item) {
+	who := it.Role
+	if it.Reasoning {
+		who += " (reasoning)"
+	}
+	bw.f("### %s\n\n", who)
+	for _, b := range it.Blocks {
+		if b.Type == "reasoning" && !it.Reasoning {
+			bw.f("> %s\n\n", strings.ReplaceAll(b.Text, "\n", "\n> "))
+			continue
+		}
+		bw.f("%s\n\n", b.Text)
+	}
+}
+
+func mdTool(bw *mdWriter, it *Item) {
+	t := it.Tool
+	bw.f("#### Tool: %s `%s` — %s\n\n", firstNonEmpty(t.Title, t.Name), t.Kind, firstNonEmpty(t.Status, "pending"))
+	if len(t.Input) > 0 {
+		bw.f("```json\n%s\n```\n\n", indentJSON(t.Input))
+	}
+	for _, b := range t.Result {
+		bw.f("```\n%s\n```\n\n", b.Text)
+	}
+	for _, d := range t.Diffs {
+		if d.Patch != "" {
+			bw.f("```diff\n%s\n```\n\n", strings.TrimSuffix(d.Patch, "\n"))
+		}
+	}
+	if t.Terminal != nil && t.Terminal.Output != "" {
+		bw.f("```console\n$ %s\n%s\n```\n\n", t.Terminal.Command, strings.TrimSuffix(t.Terminal.Output, "\n"))
+	}
+}
+
+func mdPermission(bw *mdWriter, it *Item) {
+	p := it.Permission
+	bw.f("**Permission:** %s — %s", p.Title, firstNonEmpty(p.Decision, p.Status))
+	if p.Selected != "" {
+		bw.f(" (%s)", p.Selected)
+	}
+	bw.f("\n\n")
+}
+
+func mdInput(bw *mdWriter, it *Item) {
+	bw.f("**Question:** %s — %s\n\n", it.Input.Message, it.Input.Status)
+}
+
+func mdPlan(bw *mdWriter, it *Item) {
+	bw.f("**Plan**\n\n")
+	for _, e := range it.Plan {
+		mark := " "
+		if e.Status == "completed" {
+			mark = "x"
+		}
+		bw.f("- [%s] %s\n", mark, e.Content)
+	}
+	bw.f("\n")
+}
+
+func mdState(bw *mdWriter, it *Item) {
+	if it.State.StopReason != "" || len(it.State.Error) > 0 {
+		bw.f("*%s %s %s*\n\n", it.State.State, it.State.StopReason, strings.TrimSpace(string(it.State.Error)))
+	}
+}
+
+func mdUsage(bw *mdWriter, it *Item) {
+	bw.f("*usage: %.0f / %.0f tokens, cost %s %s*\n\n", it.Usage.Used, it.Usage.Size, fmt.Sprintf("%.4g", it.Usage.Cost), it.Usage.Currency)
+}
+
+func mdDeclaration(bw *mdWriter, it *Item) {
+	bw.f("*declared lost: %s*\n\n", strings.Join(it.Lossy, ", "))
+}
+
+func mdFileChange(bw *mdWriter, it *Item) {
+	for _, d := range it.Diffs {
+		bw.f("```diff\n%s\n```\n\n", strings.TrimSuffix(d.Patch, "\n"))
+	}
+}
+
+func mdOther(bw *mdWriter, it *Item) {
+	if it.Summary != "" {
+		bw.f("*%s: %s*\n\n", it.Kind, it.Summary)
+	}
 }
 
 type mdWriter struct {

@@ -3,11 +3,8 @@ package transcript
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
-
-	"github.com/acptap/acptap/sdk/asr"
 )
 
 // Item kinds.
@@ -42,13 +39,16 @@ type Block struct {
 	Type string `json:"type"`           // text, reasoning, refusal, image, resource_link, resource, diff, terminal, other
 	Text string `json:"text,omitempty"` // text, or a link's URI, or a description
 	Mime string `json:"mime,omitempty"`
+	URI  string `json:"uri,omitempty"`  // an image's, a link's or a resource's
+	Name string `json:"name,omitempty"` // a link's
 }
 
 // Diff is one file's change.
 type Diff struct {
-	Op    string `json:"op,omitempty"`
-	Path  string `json:"path,omitempty"`
-	Patch string `json:"patch,omitempty"` // unified patch text when the record has one
+	Op      string `json:"op,omitempty"`
+	Path    string `json:"path,omitempty"`    // DisplayPath of the file
+	OldPath string `json:"oldPath,omitempty"` // a move's source
+	Patch   string `json:"patch,omitempty"`   // unified patch text when the record has one
 }
 
 // Tool is a tool call with everything that followed it.
@@ -64,7 +64,8 @@ type Tool struct {
 	Raw      json.RawMessage `json:"raw,omitempty"`
 	Diffs    []Diff          `json:"diffs,omitempty"`
 	Terminal *Terminal       `json:"terminal,omitempty"`
-	Paths    []string        `json:"paths,omitempty"`
+	Exec     string          `json:"exec,omitempty"`  // the terminal the result says ran it
+	Paths    []string        `json:"paths,omitempty"` // its locations (DisplayPath[:line])
 }
 
 // Terminal is a terminal's command and output.
@@ -73,7 +74,14 @@ type Terminal struct {
 	Command string `json:"command,omitempty"`
 	Output  string `json:"output,omitempty"`
 	Exit    string `json:"exit,omitempty"`
+	Signal  string `json:"signal,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 	Status  string `json:"status,omitempty"`
+	// Binary is the size of output that is not UTF-8 (then not in Output);
+	// NotBase64 says the output could not be decoded.
+	Binary    int  `json:"binary,omitempty"`
+	NotBase64 bool `json:"notBase64,omitempty"`
+	HasOutput bool `json:"-"` // the record carries output (maybe empty)
 }
 
 // Option is a permission option.
@@ -85,12 +93,17 @@ type Option struct {
 
 // Permission is a permission request and its answer.
 type Permission struct {
+	RequestID   string   `json:"requestId,omitempty"`
 	Title       string   `json:"title,omitempty"`
 	Description string   `json:"description,omitempty"`
 	Options     []Option `json:"options,omitempty"`
 	Status      string   `json:"status,omitempty"`
 	Decision    string   `json:"decision,omitempty"`
 	Selected    string   `json:"selected,omitempty"` // the chosen option's name
+	SelectedID  string   `json:"selectedId,omitempty"`
+	// CallID or Command is what the permission is for.
+	CallID  string `json:"callId,omitempty"`
+	Command string `json:"command,omitempty"`
 }
 
 // PlanEntry is one step of a plan.
@@ -106,6 +119,12 @@ type Item struct {
 	Seq  uint64 `json:"seq"` // the first record's seq
 	ID   string `json:"id"`  // the first record's id
 	TS   string `json:"ts,omitempty"`
+	// Entity is the id of what the item is about: a message's, tool
+	// call's, request's, plan's, terminal's, compaction's or child
+	// session's own id.
+	Entity string `json:"entity,omitempty"`
+	// Status is the latest record's status.
+	Status string `json:"status,omitempty"`
 	// Records lists every record merged into the item, in stream order.
 	Records []string `json:"records"`
 	Refs    []Ref    `json:"refs,omitempty"`
@@ -114,6 +133,9 @@ type Item struct {
 
 	Role      string  `json:"role,omitempty"`
 	Origin    string  `json:"origin,omitempty"`
+	Author    string  `json:"author,omitempty"`
+	Severity  string  `json:"severity,omitempty"`  // a notice's
+	From      string  `json:"from,omitempty"`      // an inter-session message's sender session
 	Reasoning bool    `json:"reasoning,omitempty"` // a message of reasoning only
 	Blocks    []Block `json:"blocks,omitempty"`
 
@@ -125,7 +147,12 @@ type Item struct {
 	Terminal   *Terminal         `json:"terminal,omitempty"`
 	State      *State            `json:"state,omitempty"`
 	Usage      *Usage            `json:"usage,omitempty"`
-	Child      string            `json:"child,omitempty"` // a subagent's session, or an inter-session message's peer
+	Child      string            `json:"child,omitempty"`   // a subagent's session, or an inter-session message's peer
+	Cause      string            `json:"cause,omitempty"`   // the tool call a file change or subagent came from
+	Through    string            `json:"through,omitempty"` // the last record a compaction replaces, or a declaration's local copy went to
+	Error      json.RawMessage   `json:"error,omitempty"`   // a compaction's
+	Config     *Config           `json:"config,omitempty"`
+	Failure    *Failure          `json:"failure,omitempty"` // a prompt the agent answered with an error
 	Lossy      []string          `json:"lossy,omitempty"`
 	Summary    string            `json:"summary,omitempty"` // one line for kinds with little to show
 	Audit      string            `json:"audit,omitempty"`   // the audit record's ACP kind
@@ -134,11 +161,12 @@ type Item struct {
 
 // Input is a question to the user and its answer.
 type Input struct {
-	Mode     string          `json:"mode,omitempty"`
-	Message  string          `json:"message,omitempty"`
-	Status   string          `json:"status,omitempty"`
-	Response json.RawMessage `json:"response,omitempty"`
-	URL      string          `json:"url,omitempty"`
+	RequestID string          `json:"requestId,omitempty"`
+	Mode      string          `json:"mode,omitempty"`
+	Message   string          `json:"message,omitempty"`
+	Status    string          `json:"status,omitempty"`
+	Response  json.RawMessage `json:"response,omitempty"`
+	URL       string          `json:"url,omitempty"`
 }
 
 // State is a state change.
@@ -146,14 +174,31 @@ type State struct {
 	State      string          `json:"state"`
 	StopReason string          `json:"stopReason,omitempty"`
 	Error      json.RawMessage `json:"error,omitempty"`
+	Background string          `json:"background,omitempty"` // the background work it names ("none" for none)
 }
 
 // Usage is a usage summary.
 type Usage struct {
+	Scope    string  `json:"scope,omitempty"`
+	Window   bool    `json:"window,omitempty"` // has a context window (Used, Size)
+	Priced   bool    `json:"priced,omitempty"` // has a cost
 	Used     float64 `json:"used,omitempty"`
 	Size     float64 `json:"size,omitempty"`
 	Cost     float64 `json:"cost,omitempty"`
 	Currency string  `json:"currency,omitempty"`
+}
+
+// Config is a configuration change.
+type Config struct {
+	Model   string `json:"model,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Options int    `json:"options"` // how many options the change lists
+}
+
+// Failure is a JSON-RPC error.
+type Failure struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // View is a window of a stream.
@@ -195,41 +240,32 @@ type Options struct {
 // Build reads the stream from r and returns the window o selects.
 func Build(r io.Reader, o Options) (*View, error) {
 	b := newBuilder(o)
-	rd := asr.NewReader(r)
+	rd := NewReader(r, b.from, 0)
 	for {
-		line, err := rd.Next()
+		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if rd.Line() == 1 {
-			if h, err := asr.ReadHeader(line); err == nil {
-				b.header(line, h)
-				continue
-			}
-			b.v.Problems = append(b.v.Problems, "line 1: not a header")
-		}
-		g, err := asr.ReadRecord(line)
-		if err != nil {
-			b.v.Problems = append(b.v.Problems, fmt.Sprintf("line %d: %s", rd.Line(), oneLine(err)))
-			continue
-		}
-		if g.Seq < b.from {
-			continue
-		}
-		if b.o.Limit > 0 && b.n >= b.o.Limit {
-			b.v.Next = g.Seq
-			break
-		}
-		if err := b.add(g, line); err != nil {
-			b.v.Problems = append(b.v.Problems, fmt.Sprintf("line %d: %s record: %s", rd.Line(), g.Type, oneLine(err)))
+		full := b.o.Limit > 0 && b.n >= b.o.Limit
+		switch {
+		case e.Header != nil:
+			b.header(e.JSON, *e.Header)
+		case full && e.Record != nil:
+			b.v.Next = e.Record.Item.Seq
+			return b.v, nil
+		case full && e.Problem.Type != "":
+			b.v.Next = e.Problem.Seq // a record whose body is bad: the next window's
+			return b.v, nil
+		case e.Problem != nil:
+			b.v.Problems = append(b.v.Problems, e.Problem.String())
+		default:
+			b.add(e.Record, e.JSON)
 		}
 	}
-	if b.v.Next == 0 {
-		b.v.Tail = len(rd.Tail())
-	}
+	b.v.Tail = rd.Tail()
 	return b.v, nil
 }
 

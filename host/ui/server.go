@@ -74,6 +74,7 @@ func New(_ net.Addr, o Options) *Server {
 		s.poll = 250 * time.Millisecond
 	}
 	s.cache.m = map[string]cached{}
+	s.cache.reads = map[string]*summaryRead{}
 	s.origins = centralOrigins(s.st)
 	s.routes()
 	return s
@@ -89,6 +90,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /{$}", s.index)
 	m.HandleFunc("GET /api/sessions", s.apiSessions)
 	m.HandleFunc("GET /api/session", s.apiSession)
+	m.HandleFunc("GET /api/summary", s.apiSummary)
 	m.HandleFunc("GET /api/wire", s.apiWire)
 	m.HandleFunc("GET /api/live", s.apiLive)
 	m.HandleFunc("GET /api/compare", s.apiCompare)

@@ -26,7 +26,9 @@ const DefaultWindow = 500
 
 // SessionPage is what /api/session answers.
 type SessionPage struct {
-	Summary Summary          `json:"summary"`
+	// Summary is null until the stream has been read whole once (it is
+	// then cached); /api/summary answers it when it is.
+	Summary *Summary         `json:"summary"`
 	View    *transcript.View `json:"view"`
 	Prev    []string         `json:"prev"` // .prev- copies (earlier rebuilds) to compare with
 }
@@ -39,10 +41,16 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	sum, err := s.summary(id)
+	// The first screen does not wait for a long stream's summary: the
+	// window is read now, the summary in the background.
+	sum, ok, err := s.summaryOf(id, false)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	page := SessionPage{Prev: s.prevCopies(id)}
+	if ok {
+		page.Summary = &sum
 	}
 	v, err := buildFile(path, transcript.Options{From: uint64(atoiDefault(q.Get("from"), 0)),
 		Limit: max(1, atoiDefault(q.Get("limit"), DefaultWindow)), WithJSON: true})
@@ -50,7 +58,22 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeJSON(w, SessionPage{Summary: sum, View: v, Prev: s.prevCopies(id)})
+	page.View = v
+	writeJSON(w, page)
+}
+
+// apiSummary answers a session's summary, reading its stream if need be.
+func (s *Server) apiSummary(w http.ResponseWriter, r *http.Request) {
+	sum, err := s.summary(r.URL.Query().Get("id"))
+	if errors.Is(err, fs.ErrNotExist) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, sum)
 }
 
 func buildFile(path string, o transcript.Options) (*transcript.View, error) {
@@ -127,8 +150,7 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 	}
 	page := &WirePage{Wire: name, Frames: []WireFrame{}}
 	var checker *acpschema.Checker
-	type pending struct{ at time.Time }
-	reqs := map[string]pending{} // dir+id → request
+	var x sessions.Exchanges
 	errStop := errors.New("page full")
 	hdr, err := sessions.Frames(path, func(_ wire.Header, f sessions.Frame) error {
 		if f.Type == wire.TypeFrame && f.Method == "initialize" && checker == nil {
@@ -137,24 +159,10 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 		wf := WireFrame{Seq: f.Seq, At: f.At.Format(time.RFC3339Nano), Dir: f.Dir.String(), Type: f.Type,
 			Method: f.Method, ID: f.ID, Update: f.Update, Session: f.Session}
 		if f.Type == wire.TypeFrame {
-			switch {
-			case !f.JSON:
-				wf.Kind = "not JSON-RPC"
-			case f.Method != "" && f.ID != "":
-				wf.Kind = "request"
-				reqs[f.Dir.String()+f.ID] = pending{f.At}
-			case f.Method != "":
-				wf.Kind = "notification"
-			case f.IsError:
-				wf.Kind = "error"
-			default:
-				wf.Kind = "response"
-			}
-			if wf.Kind == "response" || wf.Kind == "error" {
-				if p, ok := reqs[otherDir(f.Dir).String()+f.ID]; ok {
-					wf.Latency = float64(f.At.Sub(p.at).Microseconds()) / 1000
-					delete(reqs, string(otherDir(f.Dir))+f.ID)
-				}
+			e := x.Next(f)
+			wf.Kind = e.Kind
+			if e.Answered {
+				wf.Latency = float64(e.Latency.Microseconds()) / 1000
 			}
 			if checker != nil {
 				if err := checker.Check(sender(f.Dir), f.Line); err != nil {
@@ -190,13 +198,6 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 	}
 	page.Header = hdr
 	return page, nil
-}
-
-func otherDir(d sdk.Direction) sdk.Direction {
-	if d == sdk.C2A {
-		return sdk.A2C
-	}
-	return sdk.C2A
 }
 
 func sender(d sdk.Direction) acpschema.Sender {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acptap/acptap/host/sessions"
+	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/sdk/asr"
 )
 
@@ -44,24 +45,70 @@ type cached struct {
 
 // summaryCache keeps summaries until their stream changes, so the sessions
 // page reads each stream once.
-type summaryCache struct{ m map[string]cached }
+type summaryCache struct {
+	m     map[string]cached
+	reads map[string]*summaryRead // stream path → the read under way
+}
 
+// summary returns a session's summary, reading its stream if the cache
+// has no fresh one (waiting for a read already under way).
 func (s *Server) summary(key string) (Summary, error) {
-	st, id, origin, ok := s.resolve(key)
-	if !ok {
-		return Summary{}, fs.ErrNotExist
+	sum, _, err := s.summaryOf(key, true)
+	return sum, err
+}
+
+// summaryOf returns the cached summary when it is fresh. Otherwise it
+// starts reading the stream for it (one read per stream at a time) and,
+// with wait, returns what that read found; without, it returns ok false at
+// once and the read goes on in the background, so a page can be served
+// before a long stream has been read to its end.
+func (s *Server) summaryOf(key string, wait bool) (sum Summary, ok bool, err error) {
+	st, id, origin, found := s.resolve(key)
+	if !found {
+		return Summary{}, false, fs.ErrNotExist
 	}
 	path := st.StreamPath(id)
 	fi, err := os.Stat(path)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, false, err
 	}
 	s.mu.Lock()
-	c, ok := s.cache.m[path]
-	s.mu.Unlock()
-	if ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
-		return c.sum, nil
+	if c, ok := s.cache.m[path]; ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
+		s.mu.Unlock()
+		return c.sum, true, nil
 	}
+	r, running := s.cache.reads[path]
+	if !running {
+		r = &summaryRead{done: make(chan struct{})}
+		s.cache.reads[path] = r
+		go func() {
+			r.sum, r.err = readSummary(st, id, key, origin, path)
+			s.mu.Lock()
+			if r.err == nil {
+				s.cache.m[path] = cached{size: fi.Size(), mtime: fi.ModTime(), sum: r.sum}
+			}
+			delete(s.cache.reads, path)
+			s.mu.Unlock()
+			close(r.done)
+		}()
+	}
+	s.mu.Unlock()
+	if !wait {
+		return Summary{}, false, nil
+	}
+	<-r.done
+	return r.sum, r.err == nil, r.err
+}
+
+// summaryRead is a read of a stream for its summary, under way.
+type summaryRead struct {
+	done chan struct{}
+	sum  Summary
+	err  error
+}
+
+// readSummary reads a session's stream whole for its summary.
+func readSummary(st *store.Store, id, key, origin, path string) (Summary, error) {
 	base, err := sessions.Summarize(st, id)
 	if err != nil {
 		return Summary{}, err
@@ -74,9 +121,6 @@ func (s *Server) summary(key string) (Summary, error) {
 		sum.Duration = sum.LastActivity.Sub(sum.Started).Seconds()
 	}
 	sum.Errors = sum.Failures > 0
-	s.mu.Lock()
-	s.cache.m[path] = cached{size: fi.Size(), mtime: fi.ModTime(), sum: sum}
-	s.mu.Unlock()
 	return sum, nil
 }
 

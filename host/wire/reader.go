@@ -18,7 +18,7 @@ import (
 const (
 	// DefaultMaxLine bounds an entry line (Reader.MaxLine 0): the longest
 	// line a Writer makes for the longest frame the recorder captures
-	// (tee.DefaultMaxLine, 256 MiB), which is base64 when escaping would
+	// (captured.DefaultMaxLine, 256 MiB), which is base64 when escaping would
 	// make it longer (see appendEntry), with room to spare.
 	DefaultMaxLine = 384 << 20
 	// maxHeaderLine bounds the header line: a connection ID, an argv and

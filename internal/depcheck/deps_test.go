@@ -57,6 +57,14 @@ func violates(from, to string) string {
 		return "a library sdk and plugins share never imports host, plugins or examples"
 	case strings.HasPrefix(f, "host/") && strings.HasPrefix(t, "plugins/") && f != "host/builtin":
 		return "host reaches plugins only through host/builtin"
+	case f == "host/pipeline" && t == "host/store":
+		return "the pipeline writes through its own Sink and SessionStore interfaces (host/storesink implements them over the store)"
+	case f == "host/pipeline" && t == "host/tee":
+		return "the pipeline takes the capture queue's items (host/captured), not the tee"
+	case f == "host/cli" && (t == "host/pipeline" || t == "host/storesink"):
+		return "the CLI parses flags and runs recordings through host/recording, never the pipeline itself"
+	case (strings.HasPrefix(f, "host/") || strings.HasPrefix(f, "cmd/")) && strings.HasPrefix(t, "examples/"):
+		return "the binary never imports examples (what it runs of them lives in internal/demo)"
 	}
 	return ""
 }
@@ -98,6 +106,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "plugins/acpv2", module + "host/wire"},
 		{module + "plugins/aep", module + "plugins/acpv2"},
 		{module + "host/pipeline", module + "plugins/acpv2"},
+		{module + "host/cli", module + "examples/agent"},
+		{module + "cmd/acptap", module + "examples/client"},
 		{module + "host/sessions", module + "plugins/internal/acpasr"},
 		{module + "host/builtin", module + "plugins/internal/acpasr"},
 		{module + "internal/testpeers", module + "plugins/internal/acpasr"},
@@ -115,6 +125,10 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/pluginwire", module + "host/pluginhost"},
 		{module + "internal/pluginwire/mapperpb", module + "plugins/aep"},
 		{module + "internal/release", module + "host/cli"},
+		{module + "host/pipeline", module + "host/store"},
+		{module + "host/pipeline", module + "host/tee"},
+		{module + "host/cli", module + "host/pipeline"},
+		{module + "host/cli", module + "host/storesink"},
 	}
 	for _, b := range bad {
 		if violates(b[0], b[1]) == "" {
@@ -125,6 +139,7 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "host/builtin", module + "plugins/acpv2"},
 		{module + "plugins/acpv2", module + "sdk/asr"},
 		{module + "host/cli", module + "sdk"},
+		{module + "host/cli", module + "internal/demo/agentlib"},
 		{module + "plugins/acpv2", module + "plugins/internal/acpasr"},
 		{module + "plugins/internal/acpreplay", module + "plugins/internal/acpasr"},
 		{module + "plugins/acpv1", module + "internal/replay"},
@@ -138,6 +153,9 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{module + "internal/pluginwire", module + "internal/pluginwire/mapperpb"},
 		{module + "internal/pluginwire", module + "sdk"},
 		{module + "plugins/aep", module + "internal/release"},
+		{module + "host/storesink", module + "host/store"},
+		{module + "host/pipeline", module + "host/captured"},
+		{module + "host/cli", module + "host/recording"},
 	}
 	for _, g := range good {
 		if why := violates(g[0], g[1]); why != "" {

@@ -281,7 +281,11 @@ func TestConcurrentRecordsOneSession(t *testing.T) {
 			waitFor(t, "the first connection's stream", func() bool { return lineCount(stream) >= 3 })
 			b, _ := startScripted(t, []string{"--store", root}, 0)
 			b.converse(&acpAgent{}, initLine, resumeLine(1), promptLine(2, 1), promptLine(3, 2))
-			time.Sleep(300 * time.Millisecond) // let the second connection try to map
+			// The second connection's outputs wait for the first's lock: its
+			// feeder has met the session before either connection ends.
+			waitFor(t, "the second connection to wait for the session's lock", func() bool {
+				return strings.Contains(logText(t, root), "another acptap process is writing this session")
+			})
 			first, second := a, b
 			if secondEndsFirst {
 				first, second = b, a

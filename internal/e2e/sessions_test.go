@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acptap/acptap/examples/client/clientlib"
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 	"github.com/acptap/acptap/sdk"
 )
 

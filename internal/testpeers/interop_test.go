@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/examples/agent/agentlib"
-	"github.com/acptap/acptap/examples/client/clientlib"
+	"github.com/acptap/acptap/internal/demo/agentlib"
+	"github.com/acptap/acptap/internal/demo/clientlib"
 	"github.com/acptap/acptap/internal/testpeers"
 )
 

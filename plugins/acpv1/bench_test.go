@@ -12,7 +12,7 @@ import (
 	"github.com/acptap/acptap/sdk"
 )
 
-// benchLog is a synthetic ACP v1 conversation like host/convert's
+// benchLog is a synthetic ACP v1 conversation like host/logimport's
 // benchmark input: 8 interleaved sessions; each turn a prompt, 3 thought
 // chunks, a plan, a tool call with a permission and a v1 diff, 10 message
 // chunks and the prompt response.

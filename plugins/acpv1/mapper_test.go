@@ -147,7 +147,7 @@ func TestASR717_LoadOnLaterConnection(t *testing.T) {
 	}
 }
 
-// TestConvertSyntheticTimes: a converted log without times (host/convert
+// TestConvertSyntheticTimes: a converted log without times (host/logimport
 // gives such frames the Unix epoch plus the line number) has records
 // without ts and a header without createdAt (ASR-707).
 func TestConvertSyntheticTimes(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 var errFinished = errors.New("acpv1: session already finished")
 
 // syntheticBefore bounds the times a converter makes up for log lines
-// without one (host/convert: the Unix epoch plus the line number in
+// without one (host/logimport: the Unix epoch plus the line number in
 // milliseconds): a frame received before it carries no time, so its
 // records get no ts (ASR-707).
 var syntheticBefore = time.Date(1971, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -7,9 +7,8 @@ import (
 )
 
 // allowedModules are the only non-standard packages sdk/asr may import:
-// internal/jsonscan, which imports the standard library only (checked
-// below), and internal/jsonl, the line reader (standard library only too).
-// The JSON Schema validator is asrcheck's, not the model's.
+// internal/jsonscan and internal/jsonl, which import the standard library
+// only (checked below). The JSON Schema validator is asrcheck's, not the model's.
 var allowedModules = []string{"github.com/acptap/acptap/internal/jsonscan", "github.com/acptap/acptap/internal/jsonl"}
 
 // TestImportsStdlibOnly keeps the model free of host and third-party

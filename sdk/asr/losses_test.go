@@ -1,4 +1,4 @@
-package asr_test
+package asr
 
 import (
 	"go/ast"
@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/acptap/acptap/internal/gofiles"
-	"github.com/acptap/acptap/sdk/asr"
-	"github.com/acptap/acptap/sdk/asr/asrcheck"
 )
 
 // lossConsts reads losses.go: every loss constant's name and value.
@@ -49,9 +47,9 @@ func lossConsts(t *testing.T) map[string]string {
 // also a record type's name ("workspace_state", "input_request" are).
 func distinctive(consts map[string]string) map[string]string {
 	types := map[string]bool{}
-	for _, typ := range append(slices.Clone(asrcheck.OtherTypes), asr.TypeMessage, asr.TypeToolCall, asr.TypeToolResult, asr.TypeFileChange,
-		asr.TypePlan, asr.TypeTerminal, asr.TypeState, asr.TypeCompaction, asr.TypeUsageSummary, asr.TypeSessionInfo, asr.TypeConfigChange, asr.TypeSubagent,
-		asr.TypeDeclaration, asr.TypeInputRequest, asr.TypePermission) {
+	for _, typ := range append(slices.Clone(OtherTypes), TypeMessage, TypeToolCall, TypeToolResult, TypeFileChange,
+		TypePlan, TypeTerminal, TypeState, TypeCompaction, TypeUsageSummary, TypeSessionInfo, TypeConfigChange, TypeSubagent,
+		TypeDeclaration, TypeInputRequest, TypePermission) {
 		types[typ] = true
 	}
 	out := map[string]string{}
@@ -114,12 +112,12 @@ func TestLossLiteralsDefinedOnce(t *testing.T) {
 // and leaves out the words that are also record types or plain words.
 func TestDistinctiveLosses(t *testing.T) {
 	d := distinctive(lossConsts(t))
-	for _, v := range []string{asr.LossToolStatus, asr.LossCaptureGap, asr.LossToolResultContent, asr.LossMessageAuthor, asr.LossRevisionHistory, asr.LossTurnTriggers, asr.LossV1TurnState} {
+	for _, v := range []string{LossToolStatus, LossCaptureGap, LossToolResultContent, LossMessageAuthor, LossRevisionHistory, LossTurnTriggers, LossV1TurnState} {
 		if _, ok := d[v]; !ok {
 			t.Errorf("%q is not checked", v)
 		}
 	}
-	for _, v := range []string{asr.LossInference, asr.LossUsage, asr.LossReasoning, asr.LossWorkspace, asr.LossInputRequest, asr.LossGap, asr.LossStateHistory} {
+	for _, v := range []string{LossInference, LossUsage, LossReasoning, LossWorkspace, LossInputRequest, LossGap, LossStateHistory} {
 		if _, ok := d[v]; ok {
 			t.Errorf("%q is checked, but is also a type or a plain word", v)
 		}

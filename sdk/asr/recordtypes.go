@@ -27,3 +27,8 @@ func IsAudit(t string) bool { return len(t) >= len(AuditPrefix) && t[:len(AuditP
 
 // IsVendor reports whether t is a vendor record type ("_"-prefixed).
 func IsVendor(t string) bool { return len(t) > 1 && t[0] == '_' }
+
+// OtherTypes are record types of the wider ASR format that the ACP mapping
+// names but acptap never writes; Validate checks their envelope only.
+var OtherTypes = []string{"inference", "vcs", "workspace_state", "checkpoint", "gap", "tombstone",
+	"instructions", "turn_trigger", "hook", "memory_change", "delivery", "redaction"}

@@ -168,7 +168,7 @@ function itemNode(id, it) {
   switch (it.kind) {
     case "message": {
       const n = el("div", { ...common, class: "item " + (it.role || "") + (it.reasoning ? " reasoning" : "") },
-        head(it.role + (it.origin ? " · " + it.origin : "") + (it.child ? " · " + it.child : "")));
+        head(it.role + (it.origin ? " · " + it.origin : "") + (it.severity ? " · " + it.severity : "") + (it.author ? " · " + it.author : "") + (it.child ? " · " + it.child : "")));
       if (it.reasoning) n.append(el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), ...it.blocks.map((b) => el("div", { class: "text", text: b.text }))));
       else n.append(...(it.blocks || []).map(blockNode));
       n.append(jsonNode(it.json) || "");
@@ -177,11 +177,12 @@ function itemNode(id, it) {
     case "tool": {
       const t = it.tool;
       const body = [];
+      for (const p of t.paths || []) body.push(el("div", { class: "muted", text: "at " + p }));
       if (t.input) body.push(el("div", { class: "muted", text: "input" }), el("pre", { class: "input", text: JSON.stringify(t.input, null, 2) }));
       if (t.statuses && t.statuses.length > 1) body.push(el("div", { class: "muted", text: "status: " + t.statuses.join(" → ") }));
       for (const b of t.result || []) body.push(b.type === "text" ? el("pre", { class: "result", text: b.text }) : blockNode(b));
-      for (const d of t.diffs || []) body.push(el("div", { class: "muted", text: `${d.op || "change"} ${d.path || ""}` }), d.patch ? diffNode(d.patch) : "");
-      if (t.terminal) body.push(el("pre", { class: "terminal", text: `$ ${t.terminal.command || ""}\n${t.terminal.output || ""}${t.terminal.exit ? "\n(exit " + t.terminal.exit + ")" : ""}` }));
+      for (const d of t.diffs || []) body.push(el("div", { class: "muted", text: `${d.op || "change"} ${diffPath(d)}` }), d.patch ? diffNode(d.patch) : "");
+      if (t.terminal) body.push(terminalNode(t.terminal));
       if (t.raw) body.push(el("details", {}, el("summary", { class: "muted", text: "raw output" }), el("pre", { text: JSON.stringify(t.raw, null, 2) })));
       body.push(jsonNode(it.json));
       return el("div", { ...common, class: "item tool" },
@@ -193,6 +194,7 @@ function itemNode(id, it) {
       const p = it.permission;
       return el("div", { ...common, class: "item permission" }, head("permission"), el("b", { text: p.title || "" }), " ",
         badge(p.decision || p.status), p.selected ? badge(p.selected, "") : null,
+        p.callId ? el("div", { class: "muted", text: "for tool call " + p.callId }) : p.command ? el("div", { class: "muted", text: "for command " + p.command }) : null,
         p.description ? el("div", { class: "text", text: p.description }) : null,
         el("div", { class: "muted", text: "options: " + (p.options || []).map((o) => o.name).join(" · ") }), jsonNode(it.json));
     }
@@ -206,22 +208,36 @@ function itemNode(id, it) {
         el("ul", { class: "plan" }, ...(it.plan || []).map((e) => el("li", { class: e.status, text: (e.status === "completed" ? "☑ " : e.status === "in_progress" ? "◐ " : "☐ ") + e.content }))), jsonNode(it.json));
     case "state":
       return el("div", { ...common, class: "item small" }, it.state.state, it.state.stopReason ? " · " + it.state.stopReason : "",
-        it.state.error ? badge(JSON.stringify(it.state.error), "error") : null, " ", refs);
+        it.state.error ? badge(JSON.stringify(it.state.error), "error") : null,
+        it.state.background ? el("span", { class: "muted", text: " · background: " + it.state.background }) : null, " ", refs);
     case "usage": {
       const u = it.usage;
-      return el("div", { ...common, class: "item small" }, `usage ${u.used ? u.used.toLocaleString() : "?"} / ${u.size ? u.size.toLocaleString() : "?"} tokens`, u.cost ? ` · ${u.cost} ${u.currency || ""}` : "", " ", refs);
+      return el("div", { ...common, class: "item small" }, u.scope ? `${u.scope} ` : "", `usage ${u.used ? u.used.toLocaleString() : "?"} / ${u.size ? u.size.toLocaleString() : "?"} tokens`, u.cost ? ` · ${u.cost} ${u.currency || ""}` : "", " ", refs);
     }
     case "declaration":
-      return el("div", { ...common, class: "item small loss" }, "declared lost: ", ...(it.lossy || []).map((l) => badge(l, "gap")), " ", refs);
+      return el("div", { ...common, class: "item small loss" }, (it.lossy || []).length ? "declared lost: " : "", ...(it.lossy || []).map((l) => badge(l, "gap")),
+        it.through ? ` copied history through ${it.through}` : "", " ", refs);
     case "file_change":
-      return el("div", { ...common, class: "item" }, head("file change", badge(it.summary, "")), ...(it.diffs || []).map((d) => d.patch ? diffNode(d.patch) : el("div", { text: `${d.op} ${d.path}` })));
+      return el("div", { ...common, class: "item" }, head("file change", badge(it.summary, ""), it.cause ? ` by ${it.cause}` : ""), ...(it.diffs || []).map((d) => d.patch ? diffNode(d.patch) : el("div", { text: `${d.op} ${diffPath(d)}` })));
     case "terminal":
-      return el("div", { ...common, class: "item" }, head("terminal"), el("pre", { class: "terminal", text: `$ ${it.terminal.command || ""}\n${it.terminal.output || ""}` }));
+      return el("div", { ...common, class: "item" }, head("terminal"), terminalNode(it.terminal));
     case "subagent":
-      return el("div", { ...common, class: "item small" }, "subagent → ", el("a", { href: sessLink(it.child), text: it.child }), " ", refs);
+      return el("div", { ...common, class: "item small" }, "subagent → ", el("a", { href: sessLink(it.child), text: it.child }), it.cause ? ` (tool call ${it.cause})` : "", " ", refs);
+    case "compaction":
+      return el("div", { ...common, class: "item" }, head("compaction", " ", badge(it.summary, ""), " ", badge(it.status), it.through ? ` replaces through ${it.through}` : ""),
+        ...(it.blocks || []).map(blockNode), it.error ? badge(JSON.stringify(it.error), "error") : null, jsonNode(it.json));
     default:
-      return el("div", { ...common, class: "item small" }, it.kind, it.summary ? ": " + it.summary : "", " ", refs, jsonNode(it.json));
+      return el("div", { ...common, class: "item small" }, it.kind, it.summary ? ": " + it.summary : "",
+        it.failure ? badge(`prompt refused: error ${it.failure.code} ${it.failure.message}`, "error") : null, " ", refs, jsonNode(it.json));
   }
+}
+
+const diffPath = (d) => (d.oldPath ? d.oldPath + " → " : "") + (d.path || "");
+
+function terminalNode(t) {
+  const out = t.notBase64 ? "(output not base64)" : t.binary ? `(${t.binary} bytes of binary output)` : t.output || "";
+  const end = [t.status, t.exit ? "exit " + t.exit : "", t.signal].filter(Boolean).join(" ");
+  return el("pre", { class: "terminal", text: `${t.cwd ? t.cwd + " " : ""}$ ${t.command || ""}\n${out}${end ? "\n(" + end + ")" : ""}` });
 }
 
 async function sessionPage(id, q) {
@@ -230,25 +246,32 @@ async function sessionPage(id, q) {
   status("loading…");
   let page;
   try { page = await api("/api/session", { id, limit: 500 }); } catch (e) { app.replaceChildren(el("p", { class: "badge bad", text: e.message })); status(""); return; }
-  const s = page.summary;
   const counts = page.view.counts || {};
   const side = el("aside", { class: "side", id: "types" }, el("div", { class: "muted", text: "record types" }),
     ...Object.keys(counts).sort().map((t) => el("label", {}, el("input", { type: "checkbox", checked: true, dataset: { type: t }, onchange: applyFilter }), ` ${t} (${counts[t]})`)));
-  const wires = (s.wires || []).map((w) => el("a", { class: "wire", href: `#/s/${encodeURIComponent(id)}/wire?wire=${encodeURIComponent(w)}`, text: w }));
+  const wires = el("span", { class: "muted", id: "wires" }, "wire: ");
   const actions = el("div", { class: "filters" },
     el("a", { id: "export-html", href: `/export?id=${encodeURIComponent(id)}&format=html`, text: "export HTML" }),
     el("a", { id: "export-md", href: `/export?id=${encodeURIComponent(id)}&format=markdown`, text: "Markdown" }),
     el("select", { id: "capture", onchange: (e) => { for (const a of [$("#export-html"), $("#export-md")]) { const u = new URL(a.href); u.searchParams.set("capture", e.target.value); a.href = u.pathname + u.search; } } },
       ...["full", "redacted", "metadata", "none"].map((l) => el("option", { value: l, text: "capture: " + l }))),
     (page.prev || []).length ? el("a", { id: "compare-prev", href: `#/compare?a=${encodeURIComponent(id)}&b=${encodeURIComponent(id)}&balt=${encodeURIComponent(page.prev[0])}`, text: "compare with the previous rebuild" }) : null,
-    el("span", { class: "muted" }, "wire: ", ...wires));
+    wires);
   const losses = (page.view.losses || []).length ? el("div", { class: "item loss", id: "losses" }, el("b", { text: "Declared losses " }), ...page.view.losses.map((l) => badge(`${l.category} (${l.record})`, "gap"))) : null;
   const tr = el("div", { id: "transcript" });
   const chart = el("div", { id: "usage-chart" });
   const more = el("div", { class: "pager" });
-  app.replaceChildren(el("h2", { text: s.title || id }),
-    el("div", { class: "muted", text: [s.agent, s.agentVersion, s.revision, fmtTime(s.started), fmtDur(s.durationSeconds), `${s.turns} turns`, `${s.toolCalls} tool calls`, s.tokens ? `${s.tokens} tokens` : "", s.cost ? `${s.cost} ${s.currency}` : ""].filter(Boolean).join(" · ") }),
-    actions, el("div", { class: "layout" }, side, el("div", {}, chart, losses || "", tr, more)));
+  const title = el("h2", { text: id });
+  const facts = el("div", { class: "muted", id: "summary", text: "reading the whole session for its summary…" });
+  // The summary of a long stream comes after the first screen (/api/summary).
+  const summarize = (s) => {
+    title.textContent = s.title || id;
+    facts.textContent = [s.agent, s.agentVersion, s.revision, fmtTime(s.started), fmtDur(s.durationSeconds), `${s.turns} turns`, `${s.toolCalls} tool calls`, s.tokens ? `${s.tokens} tokens` : "", s.cost ? `${s.cost} ${s.currency}` : ""].filter(Boolean).join(" · ");
+    wires.replaceChildren("wire: ", ...(s.wires || []).map((w) => el("a", { class: "wire", href: `#/s/${encodeURIComponent(id)}/wire?wire=${encodeURIComponent(w)}`, text: w })));
+  };
+  app.replaceChildren(title, facts, actions, el("div", { class: "layout" }, side, el("div", {}, chart, losses || "", tr, more)));
+  if (page.summary) summarize(page.summary);
+  else api("/api/summary", { id }).then(summarize, (e) => { facts.textContent = "summary: " + e.message; });
   const render = (view) => {
     tr.replaceChildren(...view.items.map((it) => itemNode(id, it)));
     chart.replaceChildren(usageChart(view.items) || "");
@@ -257,7 +280,7 @@ async function sessionPage(id, q) {
   render(page.view);
   let next = page.view.next;
   const pageMore = async () => {
-    const v = await api("/api/session", { id, from: next, limit: 500 });
+    const v = (await api("/api/session", { id, from: next, limit: 500 })).view;
     tr.append(...v.items.map((it) => itemNode(id, it)));
     next = v.next;
     more.replaceChildren(next ? el("button", { id: "more", onclick: pageMore, text: "more records" }) : "");

@@ -40,11 +40,6 @@ type compiledSchemas struct {
 	types                                        map[string]*jsonschema.Schema
 }
 
-// OtherTypes are record types of the wider ASR format that the ACP mapping
-// names but acptap never writes; Validate checks their envelope only.
-var OtherTypes = []string{"inference", "vcs", "workspace_state", "checkpoint", "gap", "tombstone",
-	"instructions", "turn_trigger", "hook", "memory_change", "delivery", "redaction"}
-
 var (
 	schemasOnce sync.Once
 	schemas     *compiledSchemas
@@ -110,7 +105,7 @@ func (cs *compiledSchemas) forType(t string) (*jsonschema.Schema, bool) {
 	if s, ok := cs.types[t]; ok {
 		return s, true
 	}
-	for _, o := range OtherTypes {
+	for _, o := range asr.OtherTypes {
 		if t == o {
 			return cs.other, true
 		}

@@ -1,0 +1,127 @@
+package captured
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// BufferSize is the size of a pooled read buffer: the tee reads each direction this much at
+// a time, and one read is forwarded as one write.
+const BufferSize = 64 << 10
+
+// Chunk is one read of one direction, handed to capture as it was forwarded. The receiver
+// splits it into lines (see Splitter) and calls Release exactly once when it no longer needs
+// Data; Data must not be written to.
+type Chunk struct {
+	// Lost are bytes of this direction that were forwarded before Data but not handed to
+	// capture (the queue was full); the receiver declares the lines they touch as a gap.
+	Lost Lost
+	// Data is the bytes read (nil for a chunk that only carries Lost or EOF).
+	Data []byte
+	// EOF: the direction ended after Data; a line in progress is the final one (no LF).
+	EOF bool
+
+	buf   []byte       // the pooled read buffer Data lies in (nil: Data was copied)
+	refs  atomic.Int32 // holders of buf: the copier until its write returned, the receiver
+	size  int64        // what the chunk counts against the byte bound
+	bound *Bound
+}
+
+// Lost counts forwarded bytes that capture did not get. EndLF says whether the last of them
+// was an LF, i.e. whether the line after them starts fresh.
+type Lost struct {
+	Bytes, LFs uint64
+	EndLF      bool
+}
+
+// Release says the receiver is done with the chunk: its bytes leave the queue's byte bound
+// and its buffer is recycled once the copier's write has returned too.
+func (c *Chunk) Release() {
+	c.Uncharge()
+	c.unref()
+}
+
+// Buffer returns a chunk whose pooled buffer (Buf) the copier reads into; only the copier
+// holds it. The copier calls WriteDone once the write of what it read has returned.
+func Buffer() *Chunk {
+	c := bufPool.Get().(*Chunk)
+	c.refs.Store(1)
+	return c
+}
+
+// Buf is the chunk's read buffer (nil for a chunk whose Data was copied).
+func (c *Chunk) Buf() []byte { return c.buf }
+
+// Share puts the first n bytes of the buffer in Data for the receiver: the buffer is held
+// by the copier and the receiver until both are done (WriteDone, Release).
+func (c *Chunk) Share(n int) {
+	c.Data = c.buf[:n]
+	c.refs.Store(2)
+}
+
+// Unshare takes back a shared chunk the queue refused: only the copier holds it again.
+func (c *Chunk) Unshare() {
+	c.Data, c.Lost, c.bound = nil, Lost{}, nil
+	c.refs.Store(1)
+}
+
+// WriteDone says the copier no longer needs the buffer (its write returned).
+func (c *Chunk) WriteDone() { c.unref() }
+
+// Charge counts size bytes of the chunk against b until Release (or Uncharge).
+func (c *Chunk) Charge(b *Bound, size int64) { c.size, c.bound = size, b }
+
+// Uncharge gives the chunk's bytes back to its bound (the queue refused it, or the receiver
+// is done).
+func (c *Chunk) Uncharge() {
+	if c.bound != nil {
+		c.bound.used.Add(-c.size)
+		c.bound = nil
+	}
+}
+
+// hold keeps the chunk's buffer from being recycled until a matching unref (a Splitter
+// holding a long line's bytes). A copied chunk's bytes live as long as they are referenced.
+func (c *Chunk) hold() {
+	if c.buf != nil {
+		c.refs.Add(1)
+	}
+}
+
+func (c *Chunk) unref() {
+	if c.buf == nil {
+		return
+	}
+	if c.refs.Add(-1) == 0 {
+		c.Data, c.Lost, c.EOF, c.size = nil, Lost{}, false, 0
+		bufPool.Put(c)
+	}
+}
+
+// bufPool recycles read buffers (as their Chunks).
+var bufPool = sync.Pool{New: func() any { return &Chunk{buf: make([]byte, BufferSize)} }}
+
+// Bound is the capture queue's bound in bytes, shared by both directions.
+type Bound struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// NewBound returns a bound of limit bytes.
+func NewBound(limit int64) *Bound { return &Bound{limit: limit} }
+
+// Take reserves n bytes; false (nothing reserved) when they do not fit.
+func (b *Bound) Take(n int64) bool {
+	if b.used.Add(n) > b.limit {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// Release releases the item's chunk, if it carries one (see Chunk.Release).
+func (it Item) Release() {
+	if it.Chunk != nil {
+		it.Chunk.Release()
+	}
+}
