@@ -17,6 +17,7 @@ import (
 	"github.com/acptap/acptap/host/recording"
 	ireplay "github.com/acptap/acptap/internal/replay"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
 )
 
 // The ACP versions `replay --to` and `roundtrip --via` take.
@@ -137,8 +138,8 @@ func streamTarget(f *os.File, def string) string {
 		return def
 	}
 	defer f.Seek(0, io.SeekStart)
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
+	line, err := asr.NewReader(f).Next() // the header: a committed line, bounded
+	if err != nil {
 		return def
 	}
 	var h struct {

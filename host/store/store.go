@@ -13,15 +13,6 @@ import (
 	"github.com/acptap/acptap/internal/private"
 )
 
-// Permissions of everything the store creates: private's, named here for
-// callers on other branches.
-//
-// Deprecated: use private.DirMode and private.FileMode.
-const (
-	DirMode  = private.DirMode
-	FileMode = private.FileMode
-)
-
 // Names inside the store root.
 const (
 	StreamFile      = "stream.asr.jsonl"
@@ -151,8 +142,3 @@ func (s *Store) Sessions() ([]string, error) {
 	slices.Sort(ids)
 	return ids, nil
 }
-
-// MkdirPrivate is private.MkdirAll.
-//
-// Deprecated: use private.MkdirAll.
-func MkdirPrivate(dir string) error { return private.MkdirAll(dir) }

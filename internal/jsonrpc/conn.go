@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/acptap/acptap/internal/jsonl"
 )
 
 // JSON-RPC 2.0's error codes.
@@ -98,7 +100,14 @@ type Options struct {
 	// replay of thousands of updates. Only for a Conn written to from its
 	// handler alone (a write from elsewhere would wait for the line).
 	HoldWrites bool
+	// MaxLine bounds one input line (0: DefaultMaxLine); a longer line is
+	// consumed without being kept, reported to OnDrop, and reading goes on.
+	MaxLine int
 }
+
+// DefaultMaxLine bounds an input line when Options.MaxLine is 0: 256 MiB,
+// the longest line acptap's recorder captures.
+const DefaultMaxLine = 256 << 20
 
 // Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
 type Conn struct {
@@ -165,9 +174,28 @@ func (c *Conn) Serve(ctx context.Context, r io.Reader) error {
 }
 
 func (c *Conn) read(ctx context.Context, r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	max := c.opts.MaxLine
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	lr := jsonl.NewReader(r, max)
+	lr.SkipLong = true
+	lr.Owned = true // a handler may keep the message past the next read
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.Next()
+		var tl *jsonl.LineTooLongError
+		switch {
+		case errors.As(err, &tl):
+			c.drop(fmt.Sprintf("line %d: more than %d bytes", tl.Line, max), nil)
+			continue
+		case errors.Is(err, io.EOF):
+			// A peer's last message need not end in LF: a pipe is not
+			// the store, and its tail is a whole message, not a torn
+			// write.
+			line = lr.Tail()
+		case err != nil:
+			return fmt.Errorf("read: %w", err)
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			if c.isClosed() {
 				c.drop("input after the connection closed", t)
@@ -175,11 +203,8 @@ func (c *Conn) read(ctx context.Context, r io.Reader) error {
 				c.line(ctx, t)
 			}
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
 		if err != nil {
-			return fmt.Errorf("read: %w", err)
+			return nil
 		}
 	}
 }

@@ -404,3 +404,20 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("Reply: %v, Err: %v", err, c.Err())
 	}
 }
+
+// TestLongLineDropped: a line over Options.MaxLine is read past without
+// being kept, reported, and the messages after it are answered; a last
+// message without LF is a message (a pipe has no torn-tail rule).
+func TestLongLineDropped(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"echo","params":"` + strings.Repeat("x", 200) + `"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"echo","params":[3]}`
+	out, dropped := serveLines(t, Options{Handler: echo, MaxLine: 64}, in)
+	want := []string{`{"jsonrpc":"2.0","id":2,"result":[2]}`, `{"jsonrpc":"2.0","id":3,"result":[3]}`}
+	if strings.Join(out, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(out, "\n"), strings.Join(want, "\n"))
+	}
+	if len(dropped) != 1 || !strings.Contains(dropped[0], "line 1: more than 64 bytes") {
+		t.Errorf("dropped %q, want line 1 over the bound", dropped)
+	}
+}

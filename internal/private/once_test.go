@@ -16,11 +16,9 @@ var modeUses = regexp.MustCompile(`\b0o?[67]00\b|os\.MkdirAll\(|\bstore\.(MkdirP
 var quoted = regexp.MustCompile(`"(\\.|[^"\\])*"`)
 
 // modeAllowed are the files that may: the plugin host's private copy of a
-// plugin binary is an executable (0700 is rwx, not a directory mode), and
-// the store names the deprecated aliases it keeps for other branches.
+// plugin binary is an executable (0700 is rwx, not a directory mode).
 var modeAllowed = map[string]bool{
 	"host/pluginhost/binary.go": true,
-	"host/store/store.go":       true,
 }
 
 // TestModesWrittenOnce fails when a package outside this one writes 0600,
