@@ -99,10 +99,10 @@ func record(env *Env, c *common, cfg *config.Config, agent []string) int {
 	return code
 }
 
-// closeStdout closes the process's stdout once the tee has forwarded the
-// agent's last byte (nothing else writes it).
+// closeStdout releases the process's stdout once the tee has forwarded the
+// agent's last byte (nothing else writes it): the editor sees EOF.
 func closeStdout(w io.Writer) {
 	if f, ok := w.(*os.File); ok && f == os.Stdout {
-		_ = f.Close()
+		releaseStdout(f)
 	}
 }

@@ -44,3 +44,20 @@ func isolateStdin(in io.Reader) io.Reader {
 	}
 	return os.NewFile(uintptr(fd), "editor-stdin")
 }
+
+// releaseStdout ends the editor's stdout pipe by putting /dev/null on
+// descriptor 1 rather than closing it: a closed descriptor 1 is the lowest
+// free number, so the next file acptap opens (a plugin binary it execs as
+// /proc/self/fd/N on a restart, a wire log) would become "stdout", and the
+// plugin exec or a stray write would hit the wrong file. Closing is the
+// fallback when /dev/null cannot be put there.
+func releaseStdout(f *os.File) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err == nil {
+		defer null.Close()
+		if syscall.Dup3(int(null.Fd()), int(f.Fd()), 0) == nil {
+			return
+		}
+	}
+	_ = f.Close()
+}

@@ -48,6 +48,8 @@ type Config struct {
 	Plugins map[string]PluginConfig `koanf:"plugins"`
 	Tee     Tee                     `koanf:"tee"`
 	Restart Restart                 `koanf:"restart"`
+	// Record is how `acptap record` ends.
+	Record Record `koanf:"record"`
 	// SchemaRevision is the ACP v2 schema revision assumed for v2 wire.
 	SchemaRevision string `koanf:"schema_revision"`
 	// AEP configures the AEP outputs beyond the JSONL files.
@@ -111,6 +113,15 @@ type Tee struct {
 	// Coalesce is how long capture keeps gathering lines after the first of
 	// a batch before it flushes the wire log and feeds the plugins (0: off).
 	Coalesce time.Duration `koanf:"coalesce"`
+}
+
+// Record says how `acptap record` ends when the agent exits.
+type Record struct {
+	// MapBeforeExit makes record map what is left of the connection before
+	// it closes the editor's pipe and exits (the editor waits for the
+	// mapping, as with OTLP export on). Off (the default), record exits
+	// with the agent and a detached finisher maps the rest.
+	MapBeforeExit bool `koanf:"map_before_exit"`
 }
 
 // Restart bounds plugin restarts.

@@ -37,7 +37,7 @@ func openBinary(spec Spec) (*binary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}
-	b := &binary{f: f}
+	b := &binary{f: aboveStdio(f)}
 	if err := b.load(spec); err != nil {
 		b.close()
 		return nil, err

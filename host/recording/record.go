@@ -296,7 +296,8 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	// finisher is started now too, so that its fork, exec and start-up
 	// overlap with capture instead of following it; it maps once acptap
 	// has exited (finisher.SpawnEarly).
-	handOver := rec.marker != nil && rec.exporter == nil && rec.p.Behind()
+	foreground := rec.exporter != nil || rec.s.Config != nil && rec.s.Config.Record.MapBeforeExit
+	handOver := rec.marker != nil && !foreground && rec.p.Behind()
 	spawned := false
 	if handOver {
 		cancel()
@@ -312,8 +313,11 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	rec.wireMS = float64(time.Since(agentGone).Microseconds()) / 1000
 	// OTLP export is not handed over (the finisher would export again what
 	// the foreground exported live, and spans close at the end of the
-	// mapping): with it configured, record maps to the end as before.
-	if rec.marker == nil || rec.exporter != nil {
+	// mapping): with it configured, record maps to the end as before; so
+	// it does when the user asked for it (record.map_before_exit). The
+	// pending marker stays until then, so a record killed meanwhile is
+	// still completed by the next command.
+	if rec.marker == nil || foreground {
 		wireErr := rec.p.CloseWire()
 		stats, werr := rec.p.Wait()
 		serr := rec.sink.Close()

@@ -3,8 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"

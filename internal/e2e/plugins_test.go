@@ -70,7 +70,7 @@ fault = "stall"
 [restart]
 max = 0
 stall_timeout = "3s"
-`, dir, revision))
+`+mapBeforeExit, dir, revision))
 	root := t.TempDir()
 	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 5)
 	agent := &acpAgent{}
@@ -119,7 +119,7 @@ func TestRecordPluginCrashOnFirstBatch(t *testing.T) {
 [plugins.crashy.config]
 fault = "crash-once"
 marker = %q
-`, dir, revision, marker))
+`+mapBeforeExit, dir, revision, marker))
 	root := t.TempDir()
 	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
 	r.converse(&acpAgent{}, initLine, newLine, promptLine(2, 1))
@@ -137,6 +137,16 @@ marker = %q
 		t.Errorf("the log does not say the plugin was restarted:\n%s", log)
 	}
 }
+
+// mapBeforeExit is the config section that makes record map to the end
+// before it exits: the tests of what record itself does about a failing
+// plugin (restart, give up, declare) need it, because a mapping that is
+// behind when the agent exits (a loaded machine) is otherwise handed to a
+// finisher, which maps the wire log afresh.
+const mapBeforeExit = `
+[record]
+map_before_exit = true
+`
 
 // vendorConfig attaches acpv2 and the acme plugin (pinned to sum) to ACP v2.
 func vendorConfig(t *testing.T, dir, sum string) string {

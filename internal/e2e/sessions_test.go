@@ -147,7 +147,10 @@ func TestRecordPluginCrashRestart(t *testing.T) {
 			hookErr = pollErr("the killed plugin to be gone", func() bool { return !killed.alive() })
 		})
 	}}
-	crash := runClient(t, []string{"--store", root}, opts, func(pid int) { recordPID = pid })
+	// Record restarts the plugin only while it maps: with the mapping handed
+	// to a finisher, the finisher would map the wire log with a new one.
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), mapBeforeExit)
+	crash := runClient(t, []string{"--store", root, "--config", cfg}, opts, func(pid int) { recordPID = pid })
 	if hookErr != nil {
 		t.Fatal(hookErr)
 	}
