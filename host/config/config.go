@@ -118,9 +118,9 @@ type Tee struct {
 // Record says how `acptap record` ends when the agent exits.
 type Record struct {
 	// MapBeforeExit makes record map what is left of the connection before
-	// it closes the editor's pipe and exits (the editor waits for the
-	// mapping, as with OTLP export on). Off (the default), record exits
-	// with the agent and a detached finisher maps the rest.
+	// it exits, as with OTLP export on (the editor still sees EOF at the
+	// agent's last byte; only the exit waits). Off (the default), record
+	// exits with the agent and a detached finisher maps the rest.
 	MapBeforeExit bool `koanf:"map_before_exit"`
 }
 

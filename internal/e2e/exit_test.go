@@ -501,3 +501,50 @@ func TestStdoutGoneAtOnceKeepsWireLog(t *testing.T) {
 		t.Errorf("the wire log does not hold the agent's line:\n%s", b)
 	}
 }
+
+// TestRecordMapBeforeExit: with [record] map_before_exit, a mapping that is
+// behind when the agent exits is not handed to a finisher: record maps it
+// to the end and only then exits, leaving nothing pending. (The editor
+// sees EOF at the agent's last byte either way.)
+func TestRecordMapBeforeExit(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg := gatedConfig(t, gate)
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(mapBeforeExit); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	root := t.TempDir()
+	killFinishers(t, root)
+	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 4)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	holdBehind(t, r, agent, gate)
+	// The agent ends; record cannot finish while the gated plugin blocks
+	// (its stall timeout is 30 s), so it must still run, with no finisher.
+	_ = r.stdin.Close()
+	r.readRest()
+	if st, err := readStat(r.cmd.Process.Pid); err != nil || st.state == 'Z' || st.state == 'X' {
+		t.Fatalf("record exited while its mapping was blocked (%v)", err)
+	}
+	if fs := finishers(root); len(fs) != 0 {
+		t.Fatalf("finishers at work = %v, want none", fs)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.waitExit(); code != 4 {
+		t.Fatalf("acptap record exited %d, want the agent's 4; stderr: %s", code, r.stderr.String())
+	}
+	r.checkTransparent(report)
+	if conns := pendingConns(t, root); len(conns) != 0 {
+		t.Errorf("pending connections after exit = %v, want none", conns)
+	}
+	if log := logText(t, root); strings.Contains(log, "handed to a finisher") || !strings.Contains(log, "recording finished") {
+		t.Errorf("the log does not say record finished the mapping itself:\n%s", log)
+	}
+	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
+}
