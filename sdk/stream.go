@@ -55,9 +55,10 @@ type priorStream struct {
 	lossy  map[string]bool
 }
 
-// summaryInternal is the diagnostic of a record that could not be encoded
-// (a plugin bug): the record is not written, the stream goes on.
-const summaryInternal = "internal error while mapping"
+// SummaryInternal is the summary of a diagnostic that reports a plugin bug
+// (a record that could not be encoded, a recovered panic): what it concerns
+// is not written, the stream goes on. sdk/mappertest fails on it.
+const SummaryInternal = "internal error while mapping"
 
 // NewStreams returns the streams of the connection req starts. producer is
 // every new header's producer; its Lossy lists the categories every stream
@@ -174,7 +175,7 @@ func (w *Streams) OpenHeader(id string, h *asr.Header, seqs []uint64) *Stream {
 	hh.Producer.Lossy = asr.SortedKeys(st.lossy)
 	line, err := asr.Marshal(hh)
 	if err != nil {
-		w.Diag(SeverityError, id, summaryInternal, err.Error(), seqs...)
+		w.Diag(SeverityError, id, SummaryInternal, err.Error(), seqs...)
 		return st
 	}
 	w.Emit(Output{Kind: ASRHeader, Session: id, JSON: line, FrameSeqs: outSeqs(normSeqs(seqs))})
@@ -250,7 +251,7 @@ func (st *Stream) Write(rec asr.Record, w When, seqs ...uint64) (string, []byte)
 	prov.Native.Ref = &asr.NativeRef{Wire: st.w.wire, Frames: seqs}
 	line, err := asr.Marshal(rec)
 	if err != nil {
-		st.w.Diag(SeverityError, st.id, summaryInternal, fmt.Sprintf("marshal %s: %v", env.Type, err), seqs...)
+		st.w.Diag(SeverityError, st.id, SummaryInternal, fmt.Sprintf("marshal %s: %v", env.Type, err), seqs...)
 		return "", nil
 	}
 	st.next++

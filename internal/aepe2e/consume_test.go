@@ -221,7 +221,13 @@ func TestRelayConsumers_SSEAndWebSocket(t *testing.T) {
 		}
 		got = append(got, m)
 	}
+	// Delivery is at-least-once (AEP-0003 §5: the relay forwards a
+	// sender's redelivery, e.g. a post retried after a timeout on a loaded
+	// machine), so the consumer dedupes on the event id, as consumers must;
+	// a redelivery must be the same event.
 	var gotPos, gotIDs []string
+	first := map[string]string{}
+	redelivered := 0
 	for _, m := range got {
 		var e event
 		if err := json.Unmarshal([]byte(m.data), &e); err != nil {
@@ -230,6 +236,14 @@ func TestRelayConsumers_SSEAndWebSocket(t *testing.T) {
 		if m.event != e.Type {
 			t.Errorf("event: %s for a %s", m.event, e.Type)
 		}
+		if data, seen := first[e.ID]; seen {
+			if data != m.data {
+				t.Errorf("event %s delivered twice with different content:\n%s\n%s", e.ID, data, m.data)
+			}
+			redelivered++
+			continue
+		}
+		first[e.ID] = m.data
 		gotPos, gotIDs = append(gotPos, m.id), append(gotIDs, e.ID)
 	}
 	if strings.Join(gotPos, " ") != strings.Join(positions, " ") || strings.Join(gotIDs, " ") != strings.Join(ids, " ") {
@@ -237,15 +251,25 @@ func TestRelayConsumers_SSEAndWebSocket(t *testing.T) {
 	}
 
 	var wsIDs []string
+	wsFirst := map[string]string{}
 	for len(wsIDs) < len(ids) {
 		m := read()
 		id, _ := m["id"].(string)
+		b, _ := json.Marshal(m)
+		if data, seen := wsFirst[id]; seen {
+			if data != string(b) {
+				t.Errorf("event %s delivered twice over the socket with different content:\n%s\n%s", id, data, b)
+			}
+			redelivered++
+			continue
+		}
+		wsFirst[id] = string(b)
 		wsIDs = append(wsIDs, id)
 	}
 	if strings.Join(wsIDs, " ") != strings.Join(ids, " ") {
 		t.Errorf("WebSocket consumer:\n got %v\nwant %v", wsIDs, ids)
 	}
-	t.Logf("%d matching events; SSE: 3 live, %d after resume", len(ids), len(got)-3)
+	t.Logf("%d matching events; SSE: 3 live, %d after resume; %d redeliveries", len(ids), len(got)-3, redelivered)
 }
 
 // selfSigned writes a certificate and key for 127.0.0.1 and returns their

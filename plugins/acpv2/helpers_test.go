@@ -1,10 +1,8 @@
 package acpv2
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,22 +43,6 @@ func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output
 	return mappertest.Run(t, New(), req, frames, 0)
 }
 
-// render writes outputs one per line, as the engine's golden files hold
-// them.
-func render(outs []sdk.Output) []byte {
-	var b bytes.Buffer
-	for _, o := range outs {
-		seqs, _ := json.Marshal(o.FrameSeqs)
-		if o.Kind == sdk.Diagnostic {
-			fmt.Fprintf(&b, `{"kind":"diagnostic","session":%q,"frames":%s,"severity":%q,"summary":%q,"detail":%q}`+"\n",
-				o.Session, seqs, o.Severity, o.Summary, o.Detail)
-			continue
-		}
-		fmt.Fprintf(&b, `{"kind":%q,"session":%q,"frames":%s,"json":%s}`+"\n", o.Kind, o.Session, seqs, o.JSON)
-	}
-	return b.Bytes()
-}
-
 // rec is one decoded record or header, for assertions.
 type rec map[string]any
 
@@ -90,3 +72,6 @@ func str(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// render writes outputs one per line, for golden files.
+func render(outs []sdk.Output) []byte { return mappertest.Render(outs) }

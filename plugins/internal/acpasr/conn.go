@@ -170,7 +170,7 @@ func (c *conn) translated(f *sdk.Frame) {
 	}
 	c.ord++
 	if !json.Valid(f.Data) {
-		c.diag(sdk.SeverityError, h.Session, summaryInternal, "a translated audit frame is not one JSON value")
+		c.diag(sdk.SeverityError, h.Session, sdk.SummaryInternal, "a translated audit frame is not one JSON value")
 		return
 	}
 	s.record(&asr.Audit{
@@ -206,13 +206,11 @@ func (c *conn) take() []sdk.Output { return c.w.Take() }
 func (c *conn) safely(fn func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.diag(sdk.SeverityError, "", summaryInternal, fmt.Sprint(r))
+			c.diag(sdk.SeverityError, "", sdk.SummaryInternal, fmt.Sprint(r))
 		}
 	}()
 	fn()
 }
-
-const summaryInternal = "internal error while mapping"
 
 func (c *conn) frame(f *sdk.Frame) {
 	c.ord++

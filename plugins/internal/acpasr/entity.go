@@ -272,12 +272,12 @@ func (s *stream) writeParts(e *entity) {
 	for _, p := range e.b.parts(s) {
 		line, err := asr.Marshal(p.rec)
 		if err != nil {
-			s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
+			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 			continue
 		}
 		fp, err := asr.RecordFingerprint(line)
 		if err != nil {
-			s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
+			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 			continue
 		}
 		w, had := e.written[p.key]

@@ -1,11 +1,9 @@
 package acpasr
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +13,6 @@ import (
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 	"github.com/acptap/acptap/sdk/mappertest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // The engine runs in its tests as the acpv2 plugin runs it (plugins/acpv2
@@ -86,42 +83,6 @@ func loadFrames(t testing.TB, name string) []sdk.Frame {
 func mapAll(t testing.TB, req sdk.StartRequest, frames []sdk.Frame) []sdk.Output {
 	t.Helper()
 	return mappertest.Run(t, newMapper(), req, frames, 0)
-}
-
-// render writes outputs one per line, for golden files.
-func render(outs []sdk.Output) []byte {
-	var b bytes.Buffer
-	for _, o := range outs {
-		seqs, _ := json.Marshal(o.FrameSeqs)
-		if o.Kind == sdk.Diagnostic {
-			fmt.Fprintf(&b, `{"kind":"diagnostic","session":%q,"frames":%s,"severity":%q,"summary":%q,"detail":%q}`+"\n",
-				o.Session, seqs, o.Severity, o.Summary, o.Detail)
-			continue
-		}
-		fmt.Fprintf(&b, `{"kind":%q,"session":%q,"frames":%s,"json":%s}`+"\n", o.Kind, o.Session, seqs, o.JSON)
-	}
-	return b.Bytes()
-}
-
-// golden compares outputs with testdata/<name>.golden.jsonl (-update
-// rewrites it).
-func golden(t *testing.T, name string, outs []sdk.Output) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden.jsonl")
-	got := render(outs)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
 }
 
 // rec is one decoded record or header, for assertions.
@@ -234,4 +195,14 @@ func decode(s string) rec {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// render writes outputs one per line, for golden files.
+func render(outs []sdk.Output) []byte { return mappertest.Render(outs) }
+
+// golden compares outputs with testdata/<name>.golden.jsonl (-update
+// rewrites it).
+func golden(t *testing.T, name string, outs []sdk.Output) {
+	t.Helper()
+	mappertest.Golden(t, filepath.Join("testdata", name+".golden.jsonl"), outs, *update)
 }

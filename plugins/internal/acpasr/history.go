@@ -504,7 +504,7 @@ func isResumed(rec asr.Record) bool {
 func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	line, err := asr.Marshal(rec)
 	if err != nil {
-		s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
+		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 		return
 	}
 	var omit []string
@@ -513,7 +513,7 @@ func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	}
 	fp, err := asr.RecordFingerprint(line, omit...)
 	if err != nil {
-		s.c.diag(sdk.SeverityError, s.id, summaryInternal, err.Error())
+		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 		return
 	}
 	if s.replaying {

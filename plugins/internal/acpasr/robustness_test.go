@@ -12,7 +12,6 @@ import (
 
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
-	"github.com/acptap/acptap/sdk/asr/asrcheck"
 	"github.com/acptap/acptap/sdk/mappertest"
 )
 
@@ -80,7 +79,7 @@ func TestMalformedInput(t *testing.T) {
 			outs := mapAll(t, startReq(""), parseFrames(t, opened(tt.line)))
 			found := false
 			for _, d := range diags(outs) {
-				if d.Summary == summaryInternal {
+				if d.Summary == sdk.SummaryInternal {
 					t.Errorf("internal error: %s", d.Detail)
 				}
 				found = found || d.Summary == tt.summary
@@ -99,7 +98,7 @@ func checkValid(t testing.TB, outs []sdk.Output) {
 	t.Helper()
 	for _, o := range outs {
 		if o.Kind == sdk.Diagnostic {
-			if o.Summary == summaryInternal {
+			if o.Summary == sdk.SummaryInternal {
 				t.Fatalf("internal error: %s", o.Detail)
 			}
 			continue
@@ -154,39 +153,15 @@ func FuzzMapFrames(f *testing.F) {
 	})
 }
 
-// checkStreams validates every session's stream (its header and records,
-// in output order) with asrcheck.Validate; any problem, warnings included, is a
-// failure.
-func checkStreams(t testing.TB, outs []sdk.Output) {
-	t.Helper()
-	streams := map[string]*bytes.Buffer{}
-	var order []string
-	for _, o := range outs {
-		if o.Kind != sdk.ASRHeader && o.Kind != sdk.ASRRecord {
-			continue
-		}
-		b, ok := streams[o.Session]
-		if !ok {
-			b = &bytes.Buffer{}
-			streams[o.Session] = b
-			order = append(order, o.Session)
-		}
-		b.Write(o.JSON)
-		b.WriteByte('\n')
-	}
-	for _, id := range order {
-		var problems []string
-		if _, err := asrcheck.Validate(bytes.NewReader(streams[id].Bytes()), func(p asrcheck.Problem) { problems = append(problems, p.String()) }); err != nil {
-			t.Fatalf("session %q: validate: %v", id, err)
-		}
-		if len(problems) > 0 {
-			t.Fatalf("session %q: the stream is not valid ASR:\n  %s\nstream:\n%s", id, strings.Join(problems, "\n  "), streams[id].Bytes())
-		}
-	}
-}
-
 // TestMalformedCorpusValid: the conformance suite's malformed corpus gives
 // streams that pass asrcheck.Validate.
 func TestMalformedCorpusValid(t *testing.T) {
 	checkStreams(t, mapAll(t, startReq(""), mappertest.Malformed(base)))
+}
+
+// checkStreams: one JSON line per output, no internal error, and every
+// session's stream valid ASR (mappertest.CheckStreams).
+func checkStreams(t testing.TB, outs []sdk.Output) {
+	t.Helper()
+	mappertest.CheckStreams(t, outs)
 }

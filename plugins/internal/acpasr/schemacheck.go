@@ -102,7 +102,7 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 			if err != nil {
 				c.schema.off = true
 				c.cur = f
-				c.diag(sdk.SeverityError, "", summaryInternal, "schema check off: "+err.Error())
+				c.diag(sdk.SeverityError, "", sdk.SummaryInternal, "schema check off: "+err.Error())
 				return "", nil
 			}
 			chk.SetTolerant(true) // a recording may start mid-conversation
