@@ -9,6 +9,12 @@ import (
 // a time, and one read is forwarded as one write.
 const BufferSize = 64 << 10
 
+// DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both
+// directions together), so the host's memory is bounded whatever the line
+// length; tee.queue_bytes sets it (host/config), and it is at least one
+// read (BufferSize).
+const DefaultQueueBytes = 64 << 20
+
 // Chunk is one read of one direction, handed to capture as it was forwarded. The receiver
 // splits it into lines (see Splitter) and calls Release exactly once when it no longer needs
 // Data; Data must not be written to.

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/acptap/acptap/host/captured"
 )
 
 // Defaults.
@@ -12,9 +14,9 @@ const (
 	DefaultSchemaRevision = "2.0.0-alpha.9"
 	DefaultLogLevel       = "info"
 	DefaultQueueFrames    = 65536
-	DefaultQueueBytes     = 64 << 20
+	DefaultQueueBytes     = captured.DefaultQueueBytes
 	// MinQueueBytes is the smallest tee.queue_bytes: one read of the tee.
-	MinQueueBytes       = 64 << 10
+	MinQueueBytes       = captured.BufferSize
 	DefaultBatchFrames  = 256
 	DefaultRestartMax   = 3
 	DefaultStallTimeout = 30 * time.Second

@@ -52,7 +52,7 @@ func framesDigest(path string, format Format, maxLine int) (string, error) {
 // sameFrames finds a converted wire log of st whose input yielded the
 // frames with digest sum.
 func sameFrames(st *store.Store, sum string) (conn, path string, ok bool) {
-	logs, _ := filepath.Glob(filepath.Join(st.Root(), "wire", ConnectionPrefix+"*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(store.WireDir(st.Root()), ConnectionPrefix+"*.jsonl"))
 	for _, p := range logs {
 		r, err := wire.Open(p)
 		if err != nil {

@@ -210,7 +210,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		if w, err := unknownWire(o.Store, s, names[s]); err != nil {
 			res.NotRebuilt[s] = err.Error()
 		} else if w != "" {
-			res.NotRebuilt[s] = fmt.Sprintf("its stream holds records mapped from wire log %s, which is neither under %s nor given", w, filepath.Join(root, "wire"))
+			res.NotRebuilt[s] = fmt.Sprintf("its stream holds records mapped from wire log %s, which is neither under %s nor given", w, store.WireDir(root))
 		}
 	}
 	for _, s := range sortedKeys(res.NotRebuilt) {
@@ -341,7 +341,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 // knownConnections scans every wire log under <root>/wire.
 func knownConnections(root string, problem func(string, ...any)) ([]*Conn, map[string]*Conn) {
 	byID := map[string]*Conn{}
-	paths, err := storeWire(filepath.Join(root, "wire"))
+	paths, err := storeWire(store.WireDir(root))
 	if err != nil {
 		problem("%s", err)
 	}

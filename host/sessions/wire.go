@@ -180,7 +180,7 @@ func Failure(method string, code int, msg string) string {
 // that has a stream (the agent refused initialize, authentication or
 // session/new), newest first.
 func Unstarted(st *store.Store, f Filter) ([]Connection, []Problem, error) {
-	dir := filepath.Join(st.Root(), "wire")
+	dir := store.WireDir(st.Root())
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil

@@ -9,10 +9,6 @@ import (
 	"github.com/acptap/acptap/sdk"
 )
 
-// DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both directions
-// together), so the host's memory is bounded whatever the line length.
-const DefaultQueueBytes = 16 << 20
-
 // copyBelow: a read shorter than this is copied (into a slab) before it is queued, so a quiet
 // session does not pin a whole read buffer per line; a longer read hands the buffer itself.
 const copyBelow = 8 << 10

@@ -130,7 +130,7 @@ func TestCaptureSplitsAtEveryChunkBoundary(t *testing.T) {
 		for cut2 := cut1; cut2 <= len(stream); cut2++ {
 			var fwd bytes.Buffer
 			src := &pieceReader{pieces: pieces([]byte(stream), cut1, cut2)}
-			items := copyThrough(t, src, &fwd, make(chan captured.Item, 16), DefaultQueueBytes, captured.DefaultMaxLine)
+			items := copyThrough(t, src, &fwd, make(chan captured.Item, 16), captured.DefaultQueueBytes, captured.DefaultMaxLine)
 			if got := describe(items); got != want {
 				t.Fatalf("cuts %d,%d: %q, want %q", cut1, cut2, got, want)
 			}
@@ -140,7 +140,7 @@ func TestCaptureSplitsAtEveryChunkBoundary(t *testing.T) {
 		}
 	}
 	// One byte per read, and the stream ending in an LF (no NoLF line).
-	items := copyThrough(t, &pieceReader{pieces: everyN([]byte(stream+"\n"), 1)}, io.Discard, make(chan captured.Item, 64), DefaultQueueBytes, captured.DefaultMaxLine)
+	items := copyThrough(t, &pieceReader{pieces: everyN([]byte(stream+"\n"), 1)}, io.Discard, make(chan captured.Item, 64), captured.DefaultQueueBytes, captured.DefaultMaxLine)
 	if got, want := describe(items), strings.Replace(want, "<NoLF>", "", 1); got != want {
 		t.Errorf("byte by byte: %q, want %q", got, want)
 	}
@@ -242,7 +242,7 @@ func TestCaptureDroppedChunks(t *testing.T) {
 				}
 			}}
 			var fwd bytes.Buffer
-			c := newCapture(sdk.C2A, q, captured.NewBound(DefaultQueueBytes))
+			c := newCapture(sdk.C2A, q, captured.NewBound(captured.DefaultQueueBytes))
 			if err := copyLines(&fwd, src, c); err != nil {
 				t.Fatal(err)
 			}
@@ -267,7 +267,7 @@ func TestCaptureDroppedChunks(t *testing.T) {
 // queue is full, is delivered by finish; the line is captured whole, with NoLF.
 func TestCaptureEOFWhenFull(t *testing.T) {
 	q := make(chan captured.Item, 1)
-	c := newCapture(sdk.A2C, q, captured.NewBound(DefaultQueueBytes))
+	c := newCapture(sdk.A2C, q, captured.NewBound(captured.DefaultQueueBytes))
 	src := &pieceReader{pieces: [][]byte{[]byte("a\nb")}}
 	if err := copyLines(io.Discard, src, c); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ type Config struct {
 	Watchdog func(pgid int) *exec.Cmd
 	Logger   hclog.Logger // nil = silent
 
-	QueueBytes   int           // bound on the bytes of the chunks on Queue (0 = DefaultQueueBytes)
+	QueueBytes   int           // bound on the bytes of the chunks on Queue (0 = captured.DefaultQueueBytes)
 	DrainTimeout time.Duration // 0 = DefaultDrainTimeout
 }
 
@@ -148,7 +148,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = DefaultQueueBytes
+		cfg.QueueBytes = captured.DefaultQueueBytes
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acptap/acptap/host/store"
+
 	"github.com/acptap/acptap/host/sessions"
 	"github.com/acptap/acptap/host/transcript"
 	"github.com/acptap/acptap/host/wire"
@@ -143,7 +145,7 @@ func (s *Server) wirePage(id, name string, from uint64, limit int) (*WirePage, e
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
-	path := filepath.Join(st.Root(), "wire", name)
+	path := filepath.Join(store.WireDir(st.Root()), name)
 	cites, err := citations(st.StreamPath(sid), name)
 	if err != nil {
 		return nil, err

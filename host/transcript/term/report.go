@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/acptap/acptap/host/store"
+
 	"github.com/acptap/acptap/internal/jsonl"
 )
 
@@ -38,7 +40,7 @@ func Report(out io.Writer, dir string) bool {
 		}
 		fmt.Fprintf(w, "\nASR stream %s\n  %d lines: %s\n", s, lines, formatCounts(types))
 	}
-	wires, _ := filepath.Glob(filepath.Join(dir, "wire", "*.jsonl"))
+	wires, _ := filepath.Glob(filepath.Join(store.WireDir(dir), "*.jsonl"))
 	for _, f := range wires {
 		types, lines, _ := countTypes(f)
 		fmt.Fprintf(w, "\nWire log %s\n  %d lines: %s\n", f, lines, formatCounts(types))
