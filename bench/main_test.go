@@ -97,7 +97,11 @@ func recordEnv(dir string) []string {
 	if os.Getenv("ACPTAP_BENCH_NO_PLUGINS") == "1" {
 		cfg := filepath.Join(dir, "config", "acptap")
 		os.MkdirAll(cfg, 0o700)
-		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n"), 0o600)
+		// An empty revision list is documented to attach nothing, but the
+		// merged configuration fell back to the plugins' claims (both built-ins
+		// were attached): disabling the plugins holds whatever the table says.
+		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n"+
+			"[plugins.acpv2]\ndisabled = true\n[plugins.aep]\ndisabled = true\n"), 0o600)
 	}
 	return append(env, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 }
