@@ -58,9 +58,7 @@ func handoverPipeline(path string) *Pipeline {
 func copyItems(items []captured.Item) []captured.Item {
 	out := make([]captured.Item, len(items))
 	for i, it := range items {
-		c := *it.Chunk
-		c.Data = bytes.Clone(c.Data)
-		it.Chunk = &c
+		it.Chunk = &captured.Chunk{Data: bytes.Clone(it.Chunk.Data), Lost: it.Chunk.Lost, EOF: it.Chunk.EOF}
 		out[i] = it
 	}
 	return out

@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk"
 )
 
 // Helper agents of these tests.
@@ -547,4 +550,58 @@ func TestRecordMapBeforeExit(t *testing.T) {
 		t.Errorf("the log does not say record finished the mapping itself:\n%s", log)
 	}
 	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
+}
+
+// TestRecordSpoolsBacklogAtExit (issue 12.1, "for any backlog"): the agent writes a burst
+// (a 16 MiB line among thousands) and exits while capture is still behind the tee; record
+// exits at once, handing what capture had not written to the finisher in memory (the log's
+// spooled_frames), and the finisher writes it: the wire log holds every line of both
+// directions in order, no gap, and the secret scrubbed. (TestRecordExitsWhilePluginsBehind
+// compares a handed-over connection's outputs with a rebuild's.)
+func TestRecordSpoolsBacklogAtExit(t *testing.T) {
+	const lines, big = 20_000, 16 << 20
+	c2a := genLines("c2a", lines, 0)
+	a2c := genLines("a2c", lines, big)
+	var spooled int
+	var root string
+	for attempt := 0; attempt < 3 && spooled == 0; attempt++ {
+		root = t.TempDir()
+		killFinishers(t, root)
+		r := startRecord(t, []string{"--store", root}, helperCmd(),
+			helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
+		go func() {
+			_, _ = r.stdin.Write(bytes.Join(c2a, nil))
+			r.stdin.Close()
+		}()
+		got, err := io.ReadAll(r.stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := r.wait(); code != 0 {
+			t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+		}
+		if !bytes.Equal(got, bytes.Join(a2c, nil)) {
+			t.Fatalf("agent → client: the editor read %d bytes, the agent wrote %d", len(got), len(bytes.Join(a2c, nil)))
+		}
+		waitMapped(t, []string{"--store", root})
+		m := regexp.MustCompile(`"spooled_frames":(\d+)`).FindStringSubmatch(logText(t, root))
+		if m == nil {
+			t.Logf("attempt %d: capture was not behind at the exit (no hand-over)\n%s", attempt+1, logText(t, root))
+			continue
+		}
+		spooled, _ = strconv.Atoi(m[1])
+		t.Logf("attempt %d: %d frames spooled at the exit", attempt+1, spooled)
+	}
+	if spooled == 0 {
+		t.Fatal("in three runs capture never had a backlog at the agent's exit: the spool was not exercised")
+	}
+	frames := readWire(t, wireLog(t, root))
+	checkFrames(t, "a2c", frames[sdk.A2C], a2c, nil)
+	checkFrames(t, "c2a", frames[sdk.C2A], c2a, map[int]bool{3: true})
+	if bytes.Contains(readFile(t, wireLog(t, root)), []byte(secretEnv)) {
+		t.Error("the wire log holds the MCP secret")
+	}
+	if log := logText(t, root); !strings.Contains(log, "handed-over capture written") {
+		t.Errorf("the finisher's log does not say it wrote the spool:\n%.2000s", log)
+	}
 }
