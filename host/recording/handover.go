@@ -76,6 +76,7 @@ func (rec *recorder) startStandby() bool {
 			return
 		}
 		rec.standby.started, rec.standby.spool = true, spool
+		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil)
 	})
 	return rec.standby.started
 }

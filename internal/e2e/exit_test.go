@@ -340,7 +340,13 @@ func TestPluginsRunAtLowerPriority(t *testing.T) {
 	r, _ := startScripted(t, []string{"--store", root}, 0)
 	r.converse(&acpAgent{}, initLine, newLine)
 	pid := r.cmd.Process.Pid
+	// The host's priority is its threads' lowest nice value: the thread that forks a plugin
+	// is lowered with it, and when Go ran that goroutine on the main thread, the main
+	// thread is the lowered one (Go parks rather than ends a main thread left locked).
 	host := nice(t, pid, pid)
+	for _, tid := range threads(pid) {
+		host = min(host, nice(t, pid, tid))
+	}
 	for _, name := range []string{"acpv2", "aep"} {
 		p := waitChild(t, pid, name+" plugin", builtinPlugin(name))
 		for _, tid := range threads(p.pid) {
@@ -603,5 +609,41 @@ func TestRecordSpoolsBacklogAtExit(t *testing.T) {
 	}
 	if log := logText(t, root); !strings.Contains(log, "handed-over capture written") {
 		t.Errorf("the finisher's log does not say it wrote the spool:\n%.2000s", log)
+	}
+}
+
+// TestStandbyFinisherLeaves: a recording that fell behind starts its finisher on standby;
+// whether the connection is complete at the exit all the same or is handed over, the
+// standby does not linger: once the store has no pending connection no finisher runs, and
+// none logged an error of its own.
+func TestStandbyFinisherLeaves(t *testing.T) {
+	const lines, big = 20_000, 16 << 20
+	root := t.TempDir()
+	killFinishers(t, root)
+	r := startRecord(t, []string{"--store", root}, helperCmd(),
+		helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
+	if _, err := r.stdin.Write(bytes.Join(genLines("c2a", lines, 0), nil)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, r.stdout); done <- err }()
+	poll(t, "the recording to start its finisher on standby", func() bool {
+		return strings.Contains(logText(t, root), "finisher on standby")
+	})
+	// Whether the mapping has caught up when the editor closes (the standby is told the
+	// connection is complete) or not (it maps), the standby must go.
+	r.stdin.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(); code != 0 {
+		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+	}
+	waitMapped(t, []string{"--store", root})
+	poll(t, "every finisher to have exited", func() bool { return len(finishers(root)) == 0 })
+	// The finisher's own errors (the plugins' diagnostics of this odd traffic are not).
+	bad := regexp.MustCompile(`"@level":"error","@message":"(finisher|store|plugins|pending connections not finished)"`)
+	if log := logText(t, root); bad.MatchString(log) {
+		t.Errorf("the finisher logged an error: %s", bad.FindString(log))
 	}
 }
