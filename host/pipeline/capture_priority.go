@@ -1,9 +1,6 @@
 package pipeline
 
 import (
-	"sync"
-	"time"
-
 	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/sdk"
 )
@@ -34,53 +31,4 @@ func (p *Pipeline) lowerThread(target func(int) int, what string) func() {
 		p.log.Debug(what+" keeps the normal priority", "error", err)
 	}
 	return release
-}
-
-// callIdle is how long a lowered call worker waits for the next plugin call
-// before its goroutine (and thread) ends.
-const callIdle = time.Second
-
-// goCall runs fn, a plugin call (feeder.call), on a goroutine of its own as
-// before, but in a live pipeline on a worker thread at the plugins' priority
-// (priority.Target): encoding the batch for the plugin and decoding its
-// outputs are the host's half of the mapping, below capture. An idle worker
-// takes the call; when none is idle (the others are busy, or stuck in a
-// stalled call the feeder abandoned) a new one starts. A worker ends after
-// callIdle without a call.
-func (p *Pipeline) goCall(fn func()) {
-	if p.opts.Mode != sdk.ModeRecord {
-		go fn()
-		return
-	}
-	select {
-	case p.calls() <- fn:
-	default:
-		go p.callWorker(fn)
-	}
-}
-
-func (p *Pipeline) calls() chan func() {
-	p.callsOnce.Do(func() { p.callQ = make(chan func()) })
-	return p.callQ
-}
-
-func (p *Pipeline) callWorker(fn func()) {
-	defer p.lowerThread(priority.Target, "plugin call")()
-	idle := time.NewTimer(callIdle)
-	defer idle.Stop()
-	for {
-		fn()
-		idle.Reset(callIdle)
-		select {
-		case fn = <-p.calls():
-		case <-idle.C:
-			return
-		}
-	}
-}
-
-// callPool is the Pipeline's state for goCall.
-type callPool struct {
-	callsOnce sync.Once
-	callQ     chan func()
 }

@@ -261,10 +261,10 @@ func (f *feeder) call(ctx context.Context, fn func() ([]sdk.Output, error)) ([]s
 		err  error
 	}
 	ch := make(chan result, 1)
-	f.p.goCall(func() {
+	go func() {
 		o, err := fn()
 		ch <- result{o, err}
-	})
+	}()
 	var timeout <-chan time.Time
 	if f.p.stallTimeout > 0 {
 		t := time.NewTimer(f.p.stallTimeout)

@@ -126,8 +126,6 @@ type Stats struct {
 
 // Pipeline is capture → router → feeders → sink for one connection.
 type Pipeline struct {
-	callPool // lowered workers for plugin calls (capture_priority.go)
-
 	log          hclog.Logger
 	opts         Options
 	wirePath     string
