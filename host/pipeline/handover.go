@@ -51,6 +51,16 @@ func (p *Pipeline) StopCapture() (h Handover, ok bool) {
 	return h, true
 }
 
+// BacklogReads: capture is behind the tee when this many of its reads wait on the queue.
+const BacklogReads = 16
+
+// fellBehind calls Options.OnBehind the first time.
+func (p *Pipeline) fellBehind() {
+	if p.opts.OnBehind != nil {
+		p.behindOnce.Do(func() { go p.opts.OnBehind() })
+	}
+}
+
 // stopped says whether StopCapture asked capture to stop.
 func (p *Pipeline) stopped() bool {
 	select {

@@ -68,6 +68,11 @@ type Options struct {
 	StallTimeout time.Duration
 	// Now is the clock for the wire-log header (tests pin it).
 	Now func() time.Time
+	// OnBehind, when set, is called once (in a goroutine of its own) the first time the
+	// connection falls behind the tee: a live plugin could not take a batch, or
+	// BacklogReads reads wait for capture. A plugin catching up as it attaches or after a
+	// restart does not count.
+	OnBehind func()
 	// Source, when set, goes into the wire-log header: the connection is a
 	// conversion of a stored log (acptap convert), not a recording. Its
 	// header then has no startedAt, since no connection started.
@@ -154,6 +159,7 @@ type Pipeline struct {
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
 	stopOnce    sync.Once
+	behindOnce  sync.Once
 	handover    *Handover               // where capture stopped (StopCapture), under mu
 	resume      *[2]captured.LineState  // Continue: the lines in progress to split from
 	captureOnly bool                    // Continue: attach writes the revision entry, starts no feeder
@@ -275,6 +281,7 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 		case f.live <- batch:
 		default:
 			f.behind.Store(true)
+			p.fellBehind()
 		}
 	}
 }
@@ -392,6 +399,9 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 			break
 		}
 		take(it)
+		if len(items) >= BacklogReads {
+			p.fellBehind()
+		}
 		if window != nil {
 			window.Reset(p.opts.Coalesce)
 		}
