@@ -19,13 +19,21 @@ import (
 // lines, same receipt times). It holds unscrubbed bytes, so it lives in memory only (a
 // memfd the finisher inherits), never on disk.
 //
-// Layout: the line spoolMagic, one JSON line (SpoolHeader), then one record per chunk: a
-// fixed spoolRecord followed by its data.
+// Layout: the line spoolMagic, one JSON line (SpoolHeader, without the lines' bytes), the
+// bytes of the lines in progress (c2a's, then a2c's; their lengths are in the header), then
+// one record per chunk: a fixed spoolRecord followed by its data.
 const spoolMagic = "acptap-spool 1\n"
 
 // SpoolHeader opens a spool.
 type SpoolHeader struct {
 	Lines [2]LineState `json:"lines"` // the splitter's state (Splitter.State)
+}
+
+// spoolHead is SpoolHeader as written: a line in progress can be long (up to the line
+// limit), so its bytes follow the header raw instead of inside the JSON.
+type spoolHead struct {
+	Lines     [2]LineState `json:"lines"`
+	LineBytes [2]int       `json:"lineBytes"`
 }
 
 // spoolRecord is a chunk's fixed part, little-endian (recordSize bytes: dir, flags, 6
@@ -63,7 +71,11 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 			cnt[i].bytes += uint64(l.N)
 		}
 	}
-	hb, err := json.Marshal(h)
+	head := spoolHead{Lines: h.Lines}
+	for i := range head.Lines {
+		head.Lines[i].Line, head.LineBytes[i] = nil, len(h.Lines[i].Line)
+	}
+	hb, err := json.Marshal(head)
 	if err != nil {
 		return rem, err
 	}
@@ -71,6 +83,11 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 	// the chunks' bytes are copied once, by the kernel, into the spool.
 	bw := newBatchWriter(w)
 	bw.add(append(append([]byte(spoolMagic), hb...), '\n'))
+	for _, l := range h.Lines {
+		if len(l.Line) > 0 {
+			bw.add(l.Line)
+		}
+	}
 	var werr error
 	var held []Item
 	for it := range items {
@@ -183,8 +200,21 @@ func ReadSpool(r io.Reader) (h SpoolHeader, next func() (Item, error), err error
 	if err != nil {
 		return h, nil, fmt.Errorf("read spool: %w", err)
 	}
-	if err := json.Unmarshal(line, &h); err != nil {
+	var head spoolHead
+	if err := json.Unmarshal(line, &head); err != nil {
 		return h, nil, fmt.Errorf("read spool header: %w", err)
+	}
+	h.Lines = head.Lines
+	for i, n := range head.LineBytes {
+		if n < 0 || n > 1<<40 {
+			return h, nil, fmt.Errorf("read spool header: bad line size")
+		}
+		if n > 0 {
+			h.Lines[i].Line = make([]byte, n)
+			if _, err := io.ReadFull(br, h.Lines[i].Line); err != nil {
+				return h, nil, fmt.Errorf("read spool: %w", err)
+			}
+		}
 	}
 	next = func() (Item, error) {
 		var b [recordSize]byte
