@@ -230,7 +230,7 @@ func TestOnBehind(t *testing.T) {
 				WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-behind", Mode: sdk.ModeRecord,
 				Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 				ForceRevision: "acp/2@x", Sink: &memSink{}, BatchFrames: 1, FeederDepth: 1, StallTimeout: time.Minute,
-				Launch: func(context.Context, string) (*Plugin, error) { return &Plugin{Name: "lines", Mapper: m}, nil },
+				Launch:   func(context.Context, string) (*Plugin, error) { return &Plugin{Name: "lines", Mapper: m}, nil },
 				OnBehind: func() { calls.Add(1); called <- struct{}{} },
 			})
 			items := make(chan captured.Item, 64)

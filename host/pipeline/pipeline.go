@@ -161,7 +161,7 @@ type Pipeline struct {
 	stop        chan struct{} // closed by StopCapture
 	stopOnce    sync.Once
 	behindOnce  sync.Once
-	behindFor   int // batches in a row dispatched while a feeder was catching up
+	behindFor   int                     // batches in a row dispatched while a feeder was catching up
 	handover    *Handover               // where capture stopped (StopCapture), under mu
 	resume      *[2]captured.LineState  // Continue: the lines in progress to split from
 	captureOnly bool                    // Continue: attach writes the revision entry, starts no feeder
