@@ -3,63 +3,50 @@ package recording
 import (
 	"os"
 	"sync"
-	"time"
 
 	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/finisher"
+	"github.com/acptap/acptap/host/pipeline"
 )
 
-// spoolAbove: a queue holding this many of the tee's reads when the agent exits is handed
-// to the finisher unwritten (a few milliseconds of capture at most below it).
-const spoolAbove = 16
-
-// standbyEvery is how often a recording looks whether it has fallen behind (a feeder
-// catching up from the wire log, or capture behind the tee): the first time it has, its
-// finisher is started and waits, so that an exit while behind forks nothing.
-const standbyEvery = 25 * time.Millisecond
-
-// standby is a recording's finisher, started once the recording has fallen behind
+// standby is a recording's finisher, started the first time the recording falls behind
+// (pipeline.Options.OnBehind), so that an exit while behind forks nothing
 // (finisher.SpawnEarly): it waits for acptap's exit; if the connection was handed over it
 // maps it, otherwise (the marker is gone) it exits. spool is the memory file it inherited
 // for what capture has not written at the exit (finisher.NewSpool).
 type standby struct {
-	once    sync.Once
+	mu      sync.Mutex
 	started bool
 	spool   *os.File
 }
 
-// watchBehind starts the standby finisher the first time the recording is behind, until
-// done is closed (the agent exited: finish decides then).
-func (rec *recorder) watchBehind(done <-chan struct{}) {
-	if rec.marker == nil || rec.foreground() {
-		return
-	}
-	t := time.NewTicker(standbyEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			if rec.behind() {
-				rec.startStandby()
-				return
-			}
-		}
-	}
-}
-
 // behind says whether the mapping or capture is behind the tee.
-func (rec *recorder) behind() bool { return rec.p.Behind() || len(rec.queue) >= spoolAbove }
+func (rec *recorder) behind() bool {
+	return rec.p.Behind() || len(rec.queue) >= pipeline.BacklogReads
+}
 
 // foreground: record maps to the end itself (OTLP export, or record.map_before_exit).
 func (rec *recorder) foreground() bool {
 	return rec.exporter != nil || rec.s.Config != nil && rec.s.Config.Record.MapBeforeExit
 }
 
-// startStandby starts the standby finisher once; later calls wait for the first.
+// startStandby starts the standby finisher if none waits (once, unless it died: then
+// again); concurrent calls wait for the first.
 func (rec *recorder) startStandby() bool {
-	rec.standby.once.Do(func() {
+	sb := &rec.standby
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.started && rec.marker.EarlyAlive() {
+		return true
+	}
+	if sb.started {
+		rec.logger.Warn("the finisher on standby is gone; starting another")
+		if sb.spool != nil {
+			sb.spool.Close()
+		}
+		sb.started, sb.spool = false, nil
+	}
+	func() {
 		args := rec.finisherArgs("--after-parent", rec.conn)
 		spool, err := finisher.NewSpool()
 		if err != nil {
@@ -75,10 +62,10 @@ func (rec *recorder) startStandby() bool {
 			}
 			return
 		}
-		rec.standby.started, rec.standby.spool = true, spool
+		sb.started, sb.spool = true, spool
 		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil)
-	})
-	return rec.standby.started
+	}()
+	return sb.started
 }
 
 // handOverEarly hands the connection to the standby finisher (started now if it is not

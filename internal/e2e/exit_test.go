@@ -620,31 +620,32 @@ func TestRecordSpoolsBacklogAtExit(t *testing.T) {
 	}
 }
 
-// TestStandbyFinisherLeaves: a recording that fell behind starts its finisher on standby;
-// whether the connection is complete at the exit all the same or is handed over, the
-// standby does not linger: once the store has no pending connection no finisher runs, and
-// none logged an error of its own.
+// TestStandbyFinisherLeaves: a recording that fell behind (its gated plugin blocked in Map)
+// starts its finisher on standby; the plugin is let go before the editor closes, so the
+// connection is complete at the exit or handed over, and either way the standby does not
+// linger: once the store has no pending connection no finisher runs, and none logged an
+// error of its own.
 func TestStandbyFinisherLeaves(t *testing.T) {
-	const lines, big = 20_000, 16 << 20
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg := gatedConfig(t, gate)
 	root := t.TempDir()
 	killFinishers(t, root)
-	r := startRecord(t, []string{"--store", root}, helperCmd(),
-		helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
-	if _, err := r.stdin.Write(bytes.Join(genLines("c2a", lines, 0), nil)); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := io.Copy(io.Discard, r.stdout); done <- err }()
+	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	n := 1
 	poll(t, "the recording to start its finisher on standby", func() bool {
-		return strings.Contains(logText(t, root), "finisher on standby")
+		if strings.Contains(logText(t, root), "finisher on standby") {
+			return true
+		}
+		n++
+		r.converse(agent, promptLine(n, n-1))
+		return false
 	})
-	// Whether the mapping has caught up when the editor closes (the standby is told the
-	// connection is complete) or not (it maps), the standby must go.
-	r.stdin.Close()
-	if err := <-done; err != nil {
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code := r.wait(); code != 0 {
+	if code := r.waitExit(); code != 0 {
 		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
 	}
 	waitMapped(t, []string{"--store", root})
@@ -654,4 +655,48 @@ func TestStandbyFinisherLeaves(t *testing.T) {
 	if log := logText(t, root); bad.MatchString(log) {
 		t.Errorf("the finisher logged an error: %s", bad.FindString(log))
 	}
+}
+
+// TestStandbyKilledIsReplaced: the finisher on standby is SIGKILLed during the session; at
+// the exit (behind) record starts another and hands it the spool, so the connection is
+// completed without a lost spool and the outputs are a rebuild's.
+func TestStandbyKilledIsReplaced(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg := gatedConfig(t, gate)
+	root := t.TempDir()
+	killFinishers(t, root)
+	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	n := 1
+	poll(t, "the recording to start its finisher on standby", func() bool {
+		if strings.Contains(logText(t, root), "finisher on standby") && len(finishers(root)) == 1 {
+			return true
+		}
+		n++
+		r.converse(agent, promptLine(n, n-1))
+		return false
+	})
+	fin := finishers(root)
+	if err := syscall.Kill(fin[0].pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the standby to be gone", func() bool { return !fin[0].alive() })
+	if code := r.waitExit(); code != 0 {
+		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitMapped(t, []string{"--store", root})
+	log := logText(t, root)
+	for _, want := range []string{"the finisher on standby is gone; starting another", "mapping handed to a finisher", "connection finished"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log does not say %q", want)
+		}
+	}
+	if strings.Contains(log, "handed-over capture lost") {
+		t.Error("the spool was lost with the killed standby")
+	}
+	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
 }
