@@ -97,9 +97,9 @@ func recordEnv(dir string) []string {
 	})
 	var conf string
 	if os.Getenv("ACPTAP_BENCH_NO_PLUGINS") == "1" {
-		// An empty revision list is documented to attach nothing, but the
-		// merged configuration fell back to the plugins' claims (both built-ins
-		// were attached): disabling the plugins holds whatever the table says.
+		// The plugins disabled by name as well: until 2dfefde an empty
+		// revision list fell back to the plugins' claims (both built-ins were
+		// attached in every such run).
 		conf += "[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n[plugins.acpv2]\ndisabled = true\n[plugins.aep]\ndisabled = true\n"
 	}
 	if mib := envInt("ACPTAP_BENCH_QUEUE_MIB", 0); mib > 0 {
