@@ -116,3 +116,56 @@ func TestLiveCaptureAndFeedersRunLowered(t *testing.T) {
 		t.Errorf("the test's thread is at nice %d now, was %d", n, own)
 	}
 }
+
+// TestCaptureRaisedWhileQueueFull: capture runs below the tee while the tee's queue is
+// less than half full, at the normal priority from the batch after one that found it
+// fuller (so a long burst slows the tee instead of overflowing the queue), and below again
+// once the queue is down to an eighth. Seen from the session store capture calls.
+func TestCaptureRaisedWhileQueueFull(t *testing.T) {
+	own := niceOf(t)
+	low := priority.CaptureTarget(own)
+	if low == own {
+		t.Skip("the process runs at the lowest priority already")
+	}
+	sessions := &niceSessions{t: t}
+	p := New(Options{
+		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord, Sessions: sessions,
+		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
+		Sink: &memSink{}, BatchFrames: 1, // a batch per chunk
+	})
+	items := make(chan captured.Item, 8)
+	if err := p.Start(context.Background(), items); err != nil {
+		t.Fatal(err)
+	}
+	// send hands capture one chunk naming a new session, charged to a bound of its own
+	// that is used/1000 full (as the tee's would be while capture takes it).
+	n := 0
+	send := func(used int64) {
+		n++
+		ch := &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(n) + `,"result":{"sessionId":"s-` + strconv.Itoa(n) + `"}}` + "\n")}
+		bound := captured.NewBound(1000)
+		if !bound.Take(used) {
+			t.Fatal("bound refused")
+		}
+		ch.Charge(bound, used)
+		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(int64(n), 0), Chunk: ch}
+	}
+	for _, used := range []int64{100, 600, 600, 100, 100} {
+		send(used)
+	}
+	close(items)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// Observed while taking: 1 at 10 % (low), 2 at 60 % (still low: the switch comes after
+	// its batch), 3 at 60 % (raised), 4 at 10 % (raised: lowered after its batch), 5 (low).
+	want := []int{low, low, own, own, low}
+	if len(sessions.nice) != len(want) {
+		t.Fatalf("observed %d sessions (%v), want %d", len(sessions.nice), sessions.nice, len(want))
+	}
+	for i, w := range want {
+		if sessions.nice[i] != w {
+			t.Errorf("session %d observed at nice %d, want %d (all: %v)", i+1, sessions.nice[i], w, sessions.nice)
+		}
+	}
+}

@@ -347,43 +347,104 @@ const maxHeldChunks = 8
 // every line it holds is written and dispatched (dispatch copies the lines a
 // live feeder will keep).
 func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
-	defer p.lowerCapture()()
 	defer close(p.captureDone)
-	split := captured.NewSplitter(p.opts.MaxLine)
+	c := &captureLoop{p: p, ctx: ctx, items: items, split: captured.NewSplitter(p.opts.MaxLine)}
 	if p.resume != nil {
-		split.SetState(*p.resume)
+		c.split.SetState(*p.resume)
 	}
-	var batch []wire.Entry
-	var held []captured.Item // chunks whose bytes the batch may alias
-	emit := func(it captured.Item) {
-		batch = p.appendItem(ctx, batch, it)
-		if len(batch) >= p.batchFrames {
-			p.flushBatch(batch)
-			batch = nil
-		}
-	}
-	release := func() {
-		for i := range held {
-			held[i].Release()
-			held[i] = captured.Item{}
-		}
-		held = held[:0]
-	}
-	take := func(it captured.Item) {
-		split.Split(it, emit)
-		if it.Chunk != nil {
-			held = append(held, it)
-			// A read is up to 64 KiB of lines (a few hundred µs of work):
-			// the tee's copy goroutines, woken by their pipes, get a P
-			// between two reads instead of after Go's 10 ms time slice.
-			runtime.Gosched()
-		}
-	}
-	var window *time.Timer
 	if p.opts.Coalesce > 0 {
-		window = time.NewTimer(p.opts.Coalesce)
-		window.Stop()
+		c.window = time.NewTimer(p.opts.Coalesce)
+		c.window.Stop()
 	}
+	// Capture runs below the tee (lowerCapture) while it keeps up; once the tee's queue is
+	// half full it goes on at the normal priority, so that a long burst slows the tee
+	// rather than overflowing the queue (declared gaps), and it goes below again once the
+	// queue has drained.
+	low := true
+	for {
+		var r loopEnd
+		if low {
+			done := make(chan loopEnd, 1)
+			go func() {
+				defer p.lowerCapture()()
+				done <- c.run(true)
+			}()
+			r = <-done
+		} else {
+			r = c.run(false)
+		}
+		if r != switchPriority {
+			return
+		}
+		low = !low
+		p.log.Debug("capture priority", "lowered", low, "queue_use", c.use)
+	}
+}
+
+// Capture's priority follows the tee's queue: up at half full, down again below an eighth.
+const (
+	raiseAbove = 0.5
+	lowerBelow = 0.125
+)
+
+// loopEnd is why captureLoop.run returned.
+type loopEnd int
+
+const (
+	queueClosed    loopEnd = iota // capture is complete
+	stoppedCapture                // StopCapture
+	switchPriority                // the queue crossed a threshold: run on at the other priority
+)
+
+// captureLoop is capture's state, carried across the goroutines it runs on.
+type captureLoop struct {
+	p      *Pipeline
+	ctx    context.Context
+	items  <-chan captured.Item
+	split  *captured.Splitter
+	batch  []wire.Entry
+	held   []captured.Item // chunks whose bytes the batch may alias
+	window *time.Timer
+	low    bool    // run's priority: below the tee
+	cross  bool    // a chunk saw the queue past the threshold of low: switch after its batch
+	use    float64 // the tee's queue, as full as the last chunk saw it
+}
+
+func (c *captureLoop) emit(it captured.Item) {
+	c.batch = c.p.appendItem(c.ctx, c.batch, it)
+	if len(c.batch) >= c.p.batchFrames {
+		c.p.flushBatch(c.batch)
+		c.batch = nil
+	}
+}
+
+func (c *captureLoop) release() {
+	for i := range c.held {
+		c.held[i].Release()
+		c.held[i] = captured.Item{}
+	}
+	c.held = c.held[:0]
+}
+
+func (c *captureLoop) take(it captured.Item) {
+	c.split.Split(it, c.emit)
+	if it.Chunk != nil {
+		c.use = it.Chunk.QueueUse()
+		c.cross = c.cross || c.low && c.use > raiseAbove || !c.low && c.use < lowerBelow
+		c.held = append(c.held, it)
+		// A read is up to 64 KiB of lines (a few hundred µs of work):
+		// the tee's copy goroutines, woken by their pipes, get a P
+		// between two reads instead of after Go's 10 ms time slice.
+		runtime.Gosched()
+	}
+}
+
+// run captures batch by batch until the queue is closed, capture is stopped, or (the
+// batch written and its chunks released) the queue crosses the threshold of the priority
+// run is at (low: below the tee).
+func (c *captureLoop) run(low bool) loopEnd {
+	p, items := c.p, c.items
+	c.low, c.cross = low, false
 	for {
 		var it captured.Item
 		var ok, got bool
@@ -395,33 +456,33 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 			}
 		}
 		if !got {
-			p.flushBatch(batch)
-			p.stopCapture(split)
-			release()
-			return
+			p.flushBatch(c.batch)
+			p.stopCapture(c.split)
+			c.release()
+			return stoppedCapture
 		}
 		if !ok {
 			break
 		}
-		take(it)
+		c.take(it)
 		if len(items) >= BacklogReads {
 			p.fellBehind()
 		}
-		if window != nil {
-			window.Reset(p.opts.Coalesce)
+		if c.window != nil {
+			c.window.Reset(p.opts.Coalesce)
 		}
 	more:
-		for len(batch) < p.batchFrames && len(held) < maxHeldChunks && !p.stopped() {
+		for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
 			select {
 			case it, ok = <-items:
 				if !ok {
 					break more
 				}
-				take(it)
+				c.take(it)
 				continue
 			default:
 			}
-			if window == nil {
+			if c.window == nil {
 				break more
 			}
 			select {
@@ -429,34 +490,38 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 				if !ok {
 					break more
 				}
-				take(it)
-			case <-window.C:
+				c.take(it)
+			case <-c.window.C:
 				break more
 			case <-p.stop:
 				break more
 			}
 		}
-		if window != nil {
-			window.Stop()
+		if c.window != nil {
+			c.window.Stop()
 		}
-		p.flushBatch(batch)
-		batch = nil
-		release()
+		p.flushBatch(c.batch)
+		c.batch = nil
+		c.release()
 		if !ok {
 			break
 		}
+		if c.cross {
+			return switchPriority
+		}
 	}
-	split.End(time.Now(), emit)
-	p.flushBatch(batch)
+	c.split.End(time.Now(), c.emit)
+	p.flushBatch(c.batch)
 	p.mu.Lock()
 	if !p.det.done {
 		p.det.end()
-		p.attach(ctx)
+		p.attach(c.ctx)
 	}
 	if err := p.wire.Flush(); err != nil {
 		p.log.Error("flush wire log", "error", err)
 	}
 	p.mu.Unlock()
+	return queueClosed
 }
 
 // flushBatch flushes the wire log and offers the batch to the feeders.
