@@ -465,12 +465,13 @@ func checkBoth(t *testing.T, cs *compiledSchema, rs []*jsonschema.Schema, b []by
 		}
 	}
 	sameDecode(t, b)
+	var st stats
+	crossCheckTape(t, cs, rs, b, &st)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return
 	}
 	var fc fastCheck
-	var st stats
 	if arr, ok := inst.([]any); ok {
 		for _, e := range arr {
 			crossCheck(t, cs, &fc, rs, e, &st)

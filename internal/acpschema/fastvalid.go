@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -264,11 +265,19 @@ const maxFastDepth = 2000
 // decodes (map[string]any, []any, string, json.Number, bool, nil).
 func (f *fastCheck) valid(n *fnode, v any) tri {
 	f.stack, f.base, f.depth = f.stack[:0], 0, 0
-	return f.apply(n, v)
+	return f.apply(n, fval{v: v})
+}
+
+// validTape evaluates n against the value e of t, not decoded (rawval.go):
+// the answer valid gives for the value jsonschema.UnmarshalJSON decodes
+// from it, or unsure.
+func (f *fastCheck) validTape(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
+	f.stack, f.base, f.depth = f.stack[:0], 0, 0
+	return f.apply(n, fval{t: t, e: e})
 }
 
 // at applies n to v, a value at a new instance location (a member or an item).
-func (f *fastCheck) at(n *fnode, v any) tri {
+func (f *fastCheck) at(n *fnode, v fval) tri {
 	saved := f.base
 	f.base = len(f.stack)
 	r := f.apply(n, v)
@@ -277,7 +286,7 @@ func (f *fastCheck) at(n *fnode, v any) tri {
 	return r
 }
 
-func (f *fastCheck) apply(n *fnode, v any) tri {
+func (f *fastCheck) apply(n *fnode, v fval) tri {
 	if n.boolean != unsure {
 		return n.boolean
 	}
@@ -311,15 +320,16 @@ func and(a, b tri) tri {
 	return yes
 }
 
-func (f *fastCheck) keywords(n *fnode, v any) tri {
+func (f *fastCheck) keywords(n *fnode, v fval) tri {
 	r := yes
+	t := v.typ()
 	if n.types != 0 {
-		switch t := typeBit(v); {
+		switch {
 		case t == 0:
 			return unsure
 		case n.types&t != 0:
 		case t == tNumber && n.types&tInteger != 0:
-			switch isInteger(v.(json.Number)) {
+			switch isInteger(v.number()) {
 			case no:
 				return no
 			case unsure:
@@ -332,7 +342,7 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 	if n.hasEq {
 		eq := no
 		for _, c := range n.consts {
-			switch equal(v, c) {
+			switch v.equal(c) {
 			case yes:
 				eq = yes
 			case unsure:
@@ -349,7 +359,11 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 		}
 	}
 	if n.format != nil {
-		if n.format(v) != nil {
+		s, ok := v.scalar()
+		if !ok {
+			return unsure
+		}
+		if n.format(s) != nil {
 			return no
 		}
 	}
@@ -358,16 +372,16 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 			return no
 		}
 	}
-	switch v := v.(type) {
-	case map[string]any:
+	switch t {
+	case tObject:
 		r = and(r, f.object(n, v))
-	case []any:
+	case tArray:
 		r = and(r, f.array(n, v))
-	case string:
+	case tString:
 		r = and(r, f.string(n, v))
-	case json.Number:
+	case tNumber:
 		if n.numeric {
-			r = and(r, numberBounds(n, v))
+			r = and(r, numberBounds(n, v.number()))
 		}
 	}
 	if r == no {
@@ -441,7 +455,11 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 	return r
 }
 
-func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
+func (f *fastCheck) object(n *fnode, v fval) tri {
+	if v.t != nil {
+		return f.tapeObject(n, v.t, v.e)
+	}
+	obj := v.v.(map[string]any)
 	if len(obj) < n.minProps || (n.maxProps >= 0 && len(obj) > n.maxProps) {
 		return no
 	}
@@ -456,7 +474,7 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 		// (cheaper than walking the map).
 		for _, p := range n.propList {
 			if v, ok := obj[p.name]; ok {
-				if r = and(r, f.at(p.node, v)); r == no {
+				if r = and(r, f.at(p.node, fval{v: v})); r == no {
 					return no
 				}
 			}
@@ -465,13 +483,13 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 	}
 	for k, v := range obj {
 		if p, ok := n.props[k]; ok {
-			r = and(r, f.at(p, v))
+			r = and(r, f.at(p, fval{v: v}))
 		} else {
 			switch n.addl {
 			case no:
 				return no
 			case unsure:
-				r = and(r, f.at(n.addlN, v))
+				r = and(r, f.at(n.addlN, fval{v: v}))
 			}
 		}
 		if r == no {
@@ -481,17 +499,18 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 	return r
 }
 
-func (f *fastCheck) array(n *fnode, arr []any) tri {
-	if len(arr) < n.minItems || (n.maxItems >= 0 && len(arr) > n.maxItems) {
+func (f *fastCheck) array(n *fnode, v fval) tri {
+	l := v.items()
+	if l < n.minItems || (n.maxItems >= 0 && l > n.maxItems) {
 		return no
 	}
 	r := yes
-	for i, v := range arr {
+	for i := range l {
 		switch {
 		case i < len(n.prefix):
-			r = and(r, f.at(n.prefix[i], v))
+			r = and(r, f.at(n.prefix[i], v.item(i)))
 		case n.items != nil:
-			r = and(r, f.at(n.items, v))
+			r = and(r, f.at(n.items, v.item(i)))
 		default:
 			return r
 		}
@@ -502,7 +521,11 @@ func (f *fastCheck) array(n *fnode, arr []any) tri {
 	return r
 }
 
-func (f *fastCheck) string(n *fnode, s string) tri {
+func (f *fastCheck) string(n *fnode, v fval) tri {
+	if n.minLen <= 0 && n.maxLen < 0 && n.pattern == nil {
+		return yes
+	}
+	s := v.text()
 	if n.minLen > 0 || n.maxLen >= 0 {
 		l := utf8.RuneCountInString(s)
 		if l < n.minLen || (n.maxLen >= 0 && l > n.maxLen) {
