@@ -13,7 +13,38 @@ import (
 // obj is one JSON object with its members kept raw: keys match exactly
 // (unlike struct decoding) and presence, null and value stay distinct, which
 // ACP's patch rule needs.
-type obj map[string]json.RawMessage
+//
+// It is a list, not a map: ACP objects are small, so a lookup is a few
+// comparisons of interned names, and building one is one allocation.
+type obj []kv
+
+// kv is one member of an obj.
+type kv struct {
+	k string
+	v json.RawMessage
+}
+
+// get returns the member k's value (the last one of a duplicate key).
+func (o obj) get(k string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].k == k {
+			return o[i].v, true
+		}
+	}
+	return nil, false
+}
+
+// has reports whether o has a member k.
+func (o obj) has(k string) bool {
+	_, ok := o.get(k)
+	return ok
+}
+
+// raw returns the member k's value, nil when absent (as a map would).
+func (o obj) raw(k string) json.RawMessage {
+	v, _ := o.get(k)
+	return v
+}
 
 // state is what a member of an obj holds.
 type state uint8
@@ -38,7 +69,7 @@ const (
 // parsed from a member of another, down from the copy of the frame parseRPC
 // makes, so a frame is copied once, not once per nesting level.
 func parseObj(raw []byte) (obj, bool) {
-	o := make(obj, 8)
+	o := make(obj, 0, 8)
 	badKey := false
 	ok := jsonscan.Members(raw, func(k, v []byte) bool {
 		key, ok := internKey(k)
@@ -46,17 +77,63 @@ func parseObj(raw []byte) (obj, bool) {
 			badKey = true
 			return false
 		}
-		o[key] = json.RawMessage(v[:len(v):len(v)])
+		o = append(o, kv{key, json.RawMessage(v[:len(v):len(v)])})
 		return true
 	})
 	if !ok || badKey {
 		return nil, false
 	}
-	return o, true
+	return o.dedupe(), true
+}
+
+// dedupe keeps one member per name, with the last value, in the place of
+// the first (a map's contents: lookups, len and range as on a map).
+func (o obj) dedupe() obj {
+	if len(o) <= 16 {
+		for i := 1; i < len(o); i++ {
+			for j := 0; j < i; j++ {
+				if o[j].k == o[i].k {
+					return o.dedupeSlow()
+				}
+			}
+		}
+		return o
+	}
+	seen := make(map[string]struct{}, len(o))
+	for _, m := range o {
+		if _, dup := seen[m.k]; dup {
+			return o.dedupeSlow()
+		}
+		seen[m.k] = struct{}{}
+	}
+	return o
+}
+
+func (o obj) dedupeSlow() obj {
+	at := make(map[string]int, len(o))
+	out := o[:0:0]
+	for _, m := range o {
+		if i, ok := at[m.k]; ok {
+			out[i].v = m.v
+			continue
+		}
+		at[m.k] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+// asMap returns o as a map.
+func (o obj) asMap() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(o))
+	for _, e := range o {
+		m[e.k] = e.v
+	}
+	return m
 }
 
 func (o obj) member(k string) (json.RawMessage, state) {
-	v, ok := o[k]
+	v, ok := o.get(k)
 	switch {
 	case !ok:
 		return nil, missing
@@ -214,7 +291,11 @@ func absolutePath(p string) bool {
 // the values are copied raw, a duplicate key keeps its last value. It is
 // exported for translators that feed the engine (plugins/acpv1).
 func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	return parseObj(bytes.Clone(raw))
+	o, ok := parseObj(bytes.Clone(raw))
+	if !ok {
+		return nil, false
+	}
+	return o.asMap(), true
 }
 
 // knownKey returns the constant string for a member name of ACP messages

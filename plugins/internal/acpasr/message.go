@@ -129,7 +129,7 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 		var ok bool
 		// A thought keeps only its text (other blocks are the loss
 		// "reasoning"), so any object will do.
-		if block, ok = u["content"]; !ok || !isObject(block) || (!thought && blockProblem(block) != "") {
+		if block, ok = u.get("content"); !ok || !isObject(block) || (!thought && blockProblem(block) != "") {
 			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
 			return false
 		}
