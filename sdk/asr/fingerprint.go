@@ -33,6 +33,25 @@ func RecordFingerprint(line []byte, omit ...string) (Fingerprint, error) {
 		err := json.Unmarshal(line, &v) // for its message
 		return 0, fmt.Errorf("asr: fingerprint: %w", err)
 	}
+	return fingerprint(line, omit)
+}
+
+// MarshalFingerprint is Marshal(rec) and the RecordFingerprint of the line,
+// without validating the line again (encoding/json wrote it).
+func MarshalFingerprint(rec any, omit ...string) ([]byte, Fingerprint, error) {
+	line, err := Marshal(rec)
+	if err != nil {
+		return nil, 0, err
+	}
+	fp, err := fingerprint(line, omit)
+	if err != nil {
+		return nil, 0, err
+	}
+	return line, fp, nil
+}
+
+// fingerprint is RecordFingerprint of line, valid JSON.
+func fingerprint(line []byte, omit []string) (Fingerprint, error) {
 	if t := bytes.TrimLeft(line, " \t\r\n"); t[0] != '{' {
 		return 0, fmt.Errorf("asr: fingerprint: not an object")
 	}

@@ -128,7 +128,7 @@ func blockProblem(x json.RawMessage) string {
 	}
 	need := func(keys ...string) string {
 		for _, k := range keys {
-			if _, st := o.str(k); st != valid {
+			if o.strState(k) != valid {
 				return typ + " block without a string " + k
 			}
 		}
@@ -136,7 +136,7 @@ func blockProblem(x json.RawMessage) string {
 	}
 	optional := func(keys ...string) string {
 		for _, k := range keys {
-			if _, st := o.str(k); st == invalid {
+			if o.strState(k) == invalid {
 				return typ + " block with a " + k + " that is not a string"
 			}
 		}
@@ -165,12 +165,10 @@ func blockProblem(x json.RawMessage) string {
 		if st != valid {
 			return "resource block without a resource object"
 		}
-		if _, st := r.str("uri"); st != valid {
+		if r.strState("uri") != valid {
 			return "resource without a string uri"
 		}
-		_, tst := r.str("text")
-		_, bst := r.str("blob")
-		_, mst := r.str("mimeType")
+		tst, bst, mst := r.strState("text"), r.strState("blob"), r.strState("mimeType")
 		switch {
 		case tst == invalid || tst == isNull || bst == invalid || bst == isNull:
 			return "resource text or blob is not a string"

@@ -156,6 +156,19 @@ func (o obj) str(k string) (string, state) {
 	return s, valid
 }
 
+// strState is str's state, without decoding the string: o is part of
+// valid JSON, where a value that starts with a quote is a string.
+func (o obj) strState(k string) state {
+	v, st := o.member(k)
+	if st != valid {
+		return st
+	}
+	if t := bytes.TrimLeft(v, " \t\r\n"); len(t) == 0 || t[0] != '"' {
+		return invalid
+	}
+	return valid
+}
+
 // asString decodes a JSON string value (internal/jsonscan.String).
 func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
