@@ -179,7 +179,18 @@ func (c *Checker) Counts() map[string]int {
 // Check validates one wire line (a JSON-RPC message or, in v2, a batch)
 // written by from. It returns nil when the line conforms, else an *Error.
 func (c *Checker) Check(from Sender, line []byte) error {
-	if err := c.check(from, line); err != nil {
+	return asError(c.check(from, line))
+}
+
+// CheckParsed is Check for a line the caller has parsed into t
+// (t.Parse(line) returned true, t.B is line): the checker reads t instead
+// of parsing the line again, so that the caller can map from the same tape.
+func (c *Checker) CheckParsed(from Sender, line []byte, t *jsonscan.Tape) error {
+	return asError(c.checkTape(from, line, t))
+}
+
+func asError(err error) error {
+	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			return e
@@ -189,18 +200,27 @@ func (c *Checker) Check(from Sender, line []byte) error {
 	return nil
 }
 
-func (c *Checker) check(from Sender, line []byte) error {
+func (c *Checker) check(from Sender, line []byte) error { return c.checkTape(from, line, nil) }
+
+// checkTape checks line; t is line's tape, or nil to parse it here.
+func (c *Checker) checkTape(from Sender, line []byte, t *jsonscan.Tape) error {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return errors.New("message contains a newline")
 	}
 	if !c.slow {
 		c.mu.Lock()
+		if t == nil {
+			t = &c.tape
+			if !t.Parse(line) {
+				t = nil
+			}
+		}
 		// A message (an object) the tape takes is checked without decoding
 		// it; a batch, or what the tape refuses, is decoded below.
-		if c.tape.Parse(line) && c.tape.Root().C >= 0 && line[c.tape.Root().V0] == '{' {
+		if t != nil && t.Root().C >= 0 && t.B[t.Root().V0] == '{' {
 			defer c.mu.Unlock()
-			return c.checkOne(from, fval{t: &c.tape, e: c.tape.Root()})
+			return c.checkOne(from, fval{t: t, e: t.Root()})
 		}
 		c.mu.Unlock()
 	}

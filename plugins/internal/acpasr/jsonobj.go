@@ -18,20 +18,31 @@ import (
 // comparisons of interned names, and building one is one allocation.
 type obj []kv
 
-// kv is one member of an obj.
+// kv is one member of an obj. A member of an object built from the
+// frame's tape (tape.go) has its container there: c, -1 for a scalar, valid
+// while the tape's gen is the member's.
 type kv struct {
-	k string
-	v json.RawMessage
+	k   string
+	v   json.RawMessage
+	t   *frameTape
+	c   int32
+	gen uint32
 }
 
-// get returns the member k's value (the last one of a duplicate key).
-func (o obj) get(k string) (json.RawMessage, bool) {
+// find returns the member k (the last one of a duplicate key).
+func (o obj) find(k string) (kv, bool) {
 	for i := len(o) - 1; i >= 0; i-- {
 		if o[i].k == k {
-			return o[i].v, true
+			return o[i], true
 		}
 	}
-	return nil, false
+	return kv{}, false
+}
+
+// get returns the member k's value.
+func (o obj) get(k string) (json.RawMessage, bool) {
+	m, ok := o.find(k)
+	return m.v, ok
 }
 
 // has reports whether o has a member k.
@@ -77,7 +88,7 @@ func parseObj(raw []byte) (obj, bool) {
 			badKey = true
 			return false
 		}
-		o = append(o, kv{key, json.RawMessage(v[:len(v):len(v)])})
+		o = append(o, kv{k: key, v: json.RawMessage(v[:len(v):len(v)])})
 		return true
 	})
 	if !ok || badKey {
@@ -177,6 +188,11 @@ func (o obj) object(k string) (obj, state) {
 	v, st := o.member(k)
 	if st != valid {
 		return nil, st
+	}
+	if e, _ := o.find(k); e.t != nil {
+		if m, ok := e.nested(); ok {
+			return m, valid
+		}
 	}
 	m, ok := parseObj(v)
 	if !ok {
