@@ -16,11 +16,11 @@ import (
 // objects of the current frame from those kept from earlier ones, which
 // fall back to scanning their bytes.
 type frameTape struct {
-	t     jsonscan.Tape
-	ok    bool       // t holds the frame f, parsed
-	f     *sdk.Frame // the frame parsed
-	gen   uint32
-	data  []byte // the frame's copy the objects alias (parseRPCTape)
+	t    jsonscan.Tape
+	ok   bool       // t holds the frame f, parsed
+	f    *sdk.Frame // the frame parsed
+	gen  uint32
+	data []byte // the frame's copy the objects alias (parseRPCTape)
 }
 
 // parse parses f's data into the tape; it reports whether the tape took it.
