@@ -74,6 +74,7 @@ type Checker struct {
 	messages int
 	counts   map[countKey]int
 	tape     jsonscan.Tape // the message checked (c.mu)
+	calls    map[callKey]*jsonschema.Schema
 }
 
 // countKey counts messages by "<sender> <method> <kind>" (Counts).
@@ -115,7 +116,7 @@ func (c *Checker) SetTolerant(on bool) {
 // most of the cost of a check) can be skipped. Extension methods, errors
 // and responses to unknown requests get the full envelope check.
 func (c *Checker) lightEnvelope(obj fval) bool {
-	if v, _ := obj.str("jsonrpc"); v != "2.0" {
+	if v, ok := obj.member("jsonrpc"); !ok || !v.isText("2.0") {
 		return false
 	}
 	if !obj.envelopeKeysOnly() {
@@ -313,13 +314,35 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 	}
 }
 
-func (c *Checker) checkPayload(side, method, what string, v fval, field string) error {
+// callKey names the definition of a call's payload.
+type callKey struct{ side, method, what string }
+
+// maxCalls bounds the definitions a Checker remembers by callKey.
+const maxCalls = 1024
+
+// call is the definition of what's payload of method handled by side (nil: none).
+func (c *Checker) call(side, method, what string) *jsonschema.Schema {
+	k := callKey{side, method, what}
+	if sch, ok := c.calls[k]; ok {
+		return sch
+	}
 	sch := c.schema.calls[side+"|"+method+"|"+what]
 	if sch == nil {
 		if method == "$/cancel_request" {
 			sch = c.schema.calls["protocol|"+method+"|"+what]
 		}
 	}
+	if len(c.calls) < maxCalls {
+		if c.calls == nil {
+			c.calls = map[callKey]*jsonschema.Schema{}
+		}
+		c.calls[k] = sch
+	}
+	return sch
+}
+
+func (c *Checker) checkPayload(side, method, what string, v fval, field string) error {
+	sch := c.call(side, method, what)
 	if sch == nil {
 		if strings.HasPrefix(method, "_") {
 			return nil // extension method: only the envelope is defined

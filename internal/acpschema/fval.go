@@ -3,6 +3,7 @@ package acpschema
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -131,6 +132,23 @@ func (x fval) str(k string) (string, bool) {
 	return m.text(), true
 }
 
+// isText reports whether x is the string s (decoded only when escaped or
+// not valid UTF-8).
+func (x fval) isText(s string) bool {
+	if x.typ() != tString {
+		return false
+	}
+	if x.t == nil {
+		return x.v.(string) == s
+	}
+	b := x.raw()
+	body := b[1 : len(b)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body) == s // body is the text
+	}
+	return x.text() == s
+}
+
 // isNull reports whether x is null (or, decoded, absent: nil).
 func (x fval) isNull() bool { return x.typ() == tNull }
 
@@ -155,7 +173,7 @@ func (x fval) equal(c any) tri {
 		}
 		return no
 	case tString:
-		if x.text() == c.(string) {
+		if x.isText(c.(string)) {
 			return yes
 		}
 		return no
