@@ -115,7 +115,7 @@ func (c *Checker) SetTolerant(on bool) {
 // then the schema's top-level union (which validates the payload again,
 // most of the cost of a check) can be skipped. Extension methods, errors
 // and responses to unknown requests get the full envelope check.
-func (c *Checker) lightEnvelope(obj fval) bool {
+func (c *Checker) lightEnvelope(obj fval, m method) bool {
 	if v, ok := obj.member("jsonrpc"); !ok || !v.isText("2.0") {
 		return false
 	}
@@ -130,12 +130,11 @@ func (c *Checker) lightEnvelope(obj fval) bool {
 			return false
 		}
 	}
-	if m, ok := obj.member("method"); ok {
-		if m.typ() != tString {
+	if m.present {
+		if !m.isString {
 			return false
 		}
-		method := m.text()
-		if strings.HasPrefix(method, "_") || strings.HasPrefix(method, "$/") {
+		if strings.HasPrefix(m.name, "_") || strings.HasPrefix(m.name, "$/") {
 			return false
 		}
 		if _, isResult := obj.member("result"); isResult {
@@ -145,6 +144,12 @@ func (c *Checker) lightEnvelope(obj fval) bool {
 	}
 	_, isResult := obj.member("result")
 	return isResult && hasID && !id.isNull()
+}
+
+// method is a message's method member.
+type method struct {
+	present, isString bool
+	name              string
 }
 
 // Error is a message that does not conform. Msg is short: the JSON
@@ -267,12 +272,19 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 		return fmt.Errorf("message is a %T, not an object", obj.v)
 	}
 	inst := obj
-	if !c.tolerant || !c.lightEnvelope(obj) {
+	var m method
+	if v, ok := obj.member("method"); ok {
+		m.present = true
+		if v.typ() == tString {
+			m.name, m.isString = v.text(), true
+		}
+	}
+	if !c.tolerant || !c.lightEnvelope(obj, m) {
 		if err := c.validate(c.schema.envelope[from], inst); err != nil {
 			return fmt.Errorf("%s message envelope: %s", from, short(err))
 		}
 	}
-	method, hasMethod := obj.str("method")
+	method, hasMethod := m.name, m.isString
 	rawID, hasID := obj.member("id")
 	params, _ := obj.member("params")
 	switch {

@@ -198,7 +198,7 @@ func (f *fastCheck) tapeObject(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
 	}
 	r := yes
 	for _, m := range ms {
-		if p, ok := n.props[string(t.Key(m))]; ok {
+		if p, ok := n.prop(t.Key(m)); ok {
 			r = and(r, f.at(p, fval{t: t, e: m}))
 		} else {
 			switch n.addl {
@@ -215,6 +215,21 @@ func (f *fastCheck) tapeObject(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
 	return r
 }
 
+// prop is the schema of the property k (by comparisons for a few
+// properties, else by the map).
+func (n *fnode) prop(k []byte) (*fnode, bool) {
+	if len(n.propList) <= 8 {
+		for i := range n.propList {
+			if n.propList[i].name == string(k) {
+				return n.propList[i].node, true
+			}
+		}
+		return nil, false
+	}
+	p, ok := n.props[string(k)]
+	return p, ok
+}
+
 // envelopeKeysOnly reports whether the object x has only the members a
 // light envelope may have (lightEnvelope).
 func (x fval) envelopeKeysOnly() bool {
@@ -227,7 +242,9 @@ func (x fval) envelopeKeysOnly() bool {
 		return true
 	}
 	for _, m := range x.t.Entries(x.e) {
-		if !envelopeKey(string(x.t.Key(m))) {
+		switch string(x.t.Key(m)) {
+		case "jsonrpc", "id", "method", "params", "result":
+		default:
 			return false
 		}
 	}
