@@ -307,6 +307,23 @@ func String(raw []byte) (string, bool) {
 	return Unquote(raw[1 : len(raw)-1])
 }
 
+// AppendString appends the text of raw, a JSON string value (with its
+// quotes), to dst as String decodes it; on false dst is to be dropped.
+func AppendString(dst, raw []byte) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return dst, false
+	}
+	if end, ok := StringEnd(raw, 0); !ok || end != len(raw) {
+		return dst, false
+	}
+	body := raw[1 : len(raw)-1]
+	if plain(body) {
+		return append(dst, body...), true
+	}
+	return unescape(dst, body)
+}
+
 // plain reports whether body needs no decoding: no escape, no control
 // character, valid UTF-8 (one pass over ASCII, the common case).
 func plain(body []byte) bool {

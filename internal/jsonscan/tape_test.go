@@ -81,6 +81,21 @@ func TestTapeAndCompact(t *testing.T) {
 	}
 }
 
+// checkAppendString fails unless AppendString appends what String decodes.
+func checkAppendString(t *testing.T, raw []byte) {
+	want, wok := String(raw)
+	got, ok := AppendString([]byte("pre"), raw)
+	if ok != wok || (ok && string(got) != "pre"+want) {
+		t.Fatalf("AppendString(%q) = %q %v, String %q %v", raw, got, ok, want, wok)
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{`""`, `"abc"`, `"a\nb\u00e9\ud83d\ude00"`, "\"\xff\"", `"\ud800x"`, `"x`, `"\q"`, ` "s" `, `1`} {
+		checkAppendString(t, []byte(s))
+	}
+}
+
 // FuzzTape: Parse and Compact agree with encoding/json on any input.
 //
 //	go test ./internal/jsonscan -run '^$' -fuzz FuzzTape -fuzztime 2m
@@ -91,5 +106,6 @@ func FuzzTape(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkTape(t, b)
 		checkCompact(t, b)
+		checkAppendString(t, b)
 	})
 }

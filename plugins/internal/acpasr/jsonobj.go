@@ -180,6 +180,12 @@ func (o obj) strState(k string) state {
 	return valid
 }
 
+// strIs reports whether the member k is the string s.
+func (o obj) strIs(k, s string) bool {
+	v, st := o.str(k)
+	return st == valid && v == s
+}
+
 // asString decodes a JSON string value (internal/jsonscan.String).
 func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
