@@ -206,3 +206,46 @@ func (s *Splitter) eof(st *lineState, it Item, emit func(Item)) {
 		s.endLine(st, it, true, emit)
 	}
 }
+
+// LineState is one direction's line in progress, as Splitter.State exports it: what a
+// Splitter in another process needs (SetState) to go on splitting that direction's
+// chunks exactly as this one would have.
+type LineState struct {
+	Open bool   `json:"open,omitempty"` // bytes of a line were seen since the last LF
+	N    int    `json:"n,omitempty"`    // its length so far
+	Line []byte `json:"line,omitempty"` // its bytes, when N is within the line limit (copied)
+	Lost bool   `json:"lost,omitempty"` // the line in progress is lost (skipped up to its LF)
+	Gap  Gap    `json:"gap"`            // the queue-full gap being counted
+}
+
+// State returns the line in progress of each direction (c2a, a2c), copied: the splitter is
+// not changed and may go on.
+func (s *Splitter) State() [2]LineState {
+	var out [2]LineState
+	for i, d := range []sdk.Direction{sdk.C2A, sdk.A2C} {
+		st := s.state(d)
+		ls := LineState{Open: st.open, N: st.n, Lost: st.lost, Gap: st.gap}
+		if st.open && st.n <= s.maxLine {
+			ls.Line = make([]byte, 0, st.n)
+			ls.Line = append(ls.Line, st.part...)
+			for _, b := range st.segs {
+				ls.Line = append(ls.Line, b...)
+			}
+		}
+		out[i] = ls
+	}
+	return out
+}
+
+// SetState makes a fresh splitter continue from State's result (before any Split).
+func (s *Splitter) SetState(ls [2]LineState) {
+	for i, d := range []sdk.Direction{sdk.C2A, sdk.A2C} {
+		st := s.state(d)
+		st.reset()
+		l := ls[i]
+		st.open, st.n, st.lost, st.gap = l.Open, l.N, l.Lost, l.Gap
+		if l.Open && l.N <= s.maxLine {
+			st.part = append(st.part[:0], l.Line...)
+		}
+	}
+}

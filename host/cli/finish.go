@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -83,15 +84,19 @@ func runFinish(env *Env, args []string) int {
 	fs.SetOutput(env.Stderr)
 	c.register(fs)
 	fs.BoolVar(&pending, "pending", false, "finish every abandoned connection")
-	var afterParent bool
+	var afterParent, spool bool
+	fs.BoolVar(&spool, "spool", false, "the recording's unwritten capture is on descriptor 5 (finisher.SpoolFD)")
 	fs.BoolVar(&afterParent, "after-parent", false, "start mapping once the recording that started this finisher has exited (finisher.SpawnEarly)")
 	if err := fs.Parse(args); err != nil || (!pending && fs.NArg() != 1) {
 		fmt.Fprintf(env.Stderr, "acptap %s: [flags] (CONNECTION | --pending)\n", hiddenFinish)
 		return ExitUsage
 	}
-	var inherited *os.File
+	var inherited, spoolFile *os.File
 	if !pending {
 		inherited = finisher.Inherited()
+		if spool {
+			spoolFile = finisher.InheritedSpool()
+		}
 	}
 	cfg, err := c.load()
 	if err != nil {
@@ -125,6 +130,7 @@ func runFinish(env *Env, args []string) int {
 		logger.Error("plugins", "error", err)
 		return ExitFailure
 	}
+	o.Spool = spoolFile
 	if pending {
 		if _, err := finisher.CompleteAll(ctx, o, false); err != nil {
 			logger.Error("pending connections not finished", "error", strings.ReplaceAll(err.Error(), "\n", "; "))
@@ -133,6 +139,10 @@ func runFinish(env *Env, args []string) int {
 		return ExitOK
 	}
 	m, err := finisher.Adopt(st, fs.Arg(0), inherited)
+	if errors.Is(err, finisher.ErrMarkerGone) && afterParent {
+		logger.Debug("the recording completed its connection; nothing to finish", "connection", fs.Arg(0))
+		return ExitOK
+	}
 	if err != nil {
 		logger.Error("finisher", "error", err)
 		return ExitFailure

@@ -29,7 +29,9 @@ var parentPipes struct {
 // then maps. The caller must still record the hand-over (HandOver) before
 // it exits; a caller that dies first leaves the marker "recording", and the
 // finisher maps what the wire log holds, as the next command would.
-func SpawnEarly(self string, args []string, m *Marker) error {
+//
+// A spool (NewSpool), when not nil, is passed on SpoolFD.
+func SpawnEarly(self string, args []string, m *Marker, spool *os.File) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start finisher: %w", err)
@@ -38,6 +40,9 @@ func SpawnEarly(self string, args []string, m *Marker) error {
 	cmd := exec.Command(self, args...)
 	cmd.SysProcAttr = detach()
 	cmd.ExtraFiles = []*os.File{m.File(), r} // MarkerFD, ParentFD
+	if spool != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, spool) // SpoolFD
+	}
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return fmt.Errorf("start finisher: %w", err)

@@ -37,6 +37,10 @@ type Options struct {
 	// already) and its stop, which Complete calls once the outputs are
 	// written and before the connection stops being pending.
 	Relay func() (fwd storesink.EventForwarder, stop func())
+	// Spool is the memory file of the connection's unwritten capture, when this finisher
+	// was handed one (SpawnEarly); a marker that says a spool exists without it gets
+	// the spool's frames declared as gaps.
+	Spool *os.File
 }
 
 // Result is what completing one connection wrote.
@@ -73,6 +77,12 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	}
 	hdr := r.Header()
 	r.Close()
+	if s, _ := readState(m.path); s.Spool != nil {
+		if err := captureSpool(ctx, o, m, s, hdr, log); err != nil {
+			m.Release()
+			return res, fmt.Errorf("finish %s: %w", m.Conn, err)
+		}
+	}
 	// record closed the wire log without waiting for the disk (its exit
 	// does not wait on it): it is made durable before it is mapped.
 	if err := wire.SyncFile(path); err != nil {

@@ -16,6 +16,10 @@ import (
 // Dir is the store directory of pending markers.
 const Dir = "pending"
 
+// ErrMarkerGone means the inherited marker is no longer the connection's: the recording
+// completed the connection itself (a standby finisher then has nothing to do).
+var ErrMarkerGone = errors.New("not the inherited marker (the connection was completed)")
+
 // ErrUnsupported means markers cannot be locked on this system: record
 // then finishes its mapping in the foreground.
 var ErrUnsupported = errors.New("pending markers need flock")
@@ -62,7 +66,7 @@ func Adopt(st *store.Store, conn string, f *os.File) (*Marker, error) {
 	m := &Marker{Conn: conn, path: Path(st, conn), f: f}
 	if !m.current() {
 		f.Close()
-		return nil, fmt.Errorf("pending marker %s: not the inherited file", m.path)
+		return nil, fmt.Errorf("pending marker %s: %w", m.path, ErrMarkerGone)
 	}
 	return m, nil
 }

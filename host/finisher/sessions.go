@@ -23,6 +23,8 @@ import (
 type state struct {
 	State    string   `json:"state"`
 	Sessions []string `json:"sessions,omitempty"`
+	// Spool: the capture's end is in a finisher's memory, not yet in the wire log.
+	Spool *Spool `json:"spool,omitempty"`
 }
 
 const (
@@ -84,6 +86,8 @@ func mayWrite(st *store.Store, conn, id string) bool {
 		return true
 	case s.State == stateRecording:
 		return false
+	case s.State == stateFinishing && s.Spool != nil:
+		return true // the spooled frames may name any session
 	case s.State == stateFinishing:
 		return slices.Contains(s.Sessions, id)
 	}

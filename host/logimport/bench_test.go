@@ -48,10 +48,26 @@ func BenchmarkConvertV1Log(b *testing.B) {
 	size := writeSyntheticLog(b, input, int64(mib)<<20)
 	b.SetBytes(size)
 	b.ResetTimer()
+	// The baseline (issue 12): one Python json.loads pass over the same log, alternating
+	// with the conversions; ratio is its time over convert's (≥ 1: convert at least as fast).
+	py, _ := exec.LookPath("python3")
 	var host, all int64
+	var pyT, convT time.Duration
 	for i := 0; b.Loop(); i++ {
+		if py != "" {
+			b.StopTimer()
+			t0 := time.Now()
+			pc := exec.Command(py, "-c", "import json,sys\nfor l in open(sys.argv[1],'rb'): json.loads(l)", input)
+			if out, err := pc.CombinedOutput(); err != nil {
+				b.Fatalf("python: %v\n%s", err, out)
+			}
+			pyT += time.Since(t0)
+			b.StartTimer()
+		}
 		st := filepath.Join(dir, fmt.Sprintf("store-%d", i))
+		t0 := time.Now()
 		h, a := runMeasured(b, bin, "convert", "--from", "acp-v1-log", "--store", st, input)
+		convT += time.Since(t0)
 		host, all = max(host, h), max(all, a)
 		b.StopTimer()
 		os.RemoveAll(st)
@@ -59,6 +75,11 @@ func BenchmarkConvertV1Log(b *testing.B) {
 	}
 	b.ReportMetric(float64(host)/(1<<20), "host-MiB")
 	b.ReportMetric(float64(all)/(1<<20), "max-MiB")
+	if py != "" {
+		b.ReportMetric(pyT.Seconds()/convT.Seconds(), "python-ratio")
+		b.ReportMetric(convT.Seconds()/float64(b.N), "convert-s")
+		b.ReportMetric(pyT.Seconds()/float64(b.N), "python-s")
+	}
 }
 
 func buildAcptap(b *testing.B, dir string) string {

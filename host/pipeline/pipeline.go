@@ -152,6 +152,11 @@ type Pipeline struct {
 	injected   map[uint64][]wire.Session
 
 	captureDone chan struct{}
+	stop        chan struct{} // closed by StopCapture
+	stopOnce    sync.Once
+	handover    *Handover               // where capture stopped (StopCapture), under mu
+	resume      *[2]captured.LineState  // Continue: the lines in progress to split from
+	captureOnly bool                    // Continue: attach writes the revision entry, starts no feeder
 	owned       map[uint64]bool         // seqs of batch lines that alias no chunk (captured.Item.Owned)
 	awaitMu     sync.Mutex              // one wait per session (awaitSession)
 	awaited     map[string]wire.Session // sessions waited for: the state mapped
@@ -179,7 +184,7 @@ func New(opts Options) *Pipeline {
 		maxRestarts: opts.MaxRestarts, stallTimeout: opts.StallTimeout, sink: opts.Sink, launch: opts.Launch,
 		det:         newRevisionDetector(opts.SchemaRevision, opts.DefaultRevision),
 		tracker:     newSessionTracker(),
-		captureDone: make(chan struct{}), finishReason: "agent exited",
+		captureDone: make(chan struct{}), stop: make(chan struct{}), finishReason: "agent exited",
 	}
 	p.det.agent, p.det.agentRule = opts.Routing.AgentSchemaRevision, opts.Routing.AgentRule
 	if opts.ForceRevision != "" {
@@ -231,6 +236,9 @@ func (p *Pipeline) attach(ctx context.Context) {
 		if err := p.wire.AppendRevision(r); err != nil {
 			p.log.Error("wire log: revision entry not written", "error", err)
 		}
+	}
+	if p.captureOnly {
+		return
 	}
 	if len(names) == 0 {
 		p.log.Warn("no plugins configured for this revision; capture only", "revision", rev)
@@ -330,6 +338,9 @@ const maxHeldChunks = 8
 func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 	defer close(p.captureDone)
 	split := captured.NewSplitter(p.opts.MaxLine)
+	if p.resume != nil {
+		split.SetState(*p.resume)
+	}
 	var batch []wire.Entry
 	var held []captured.Item // chunks whose bytes the batch may alias
 	emit := func(it captured.Item) {
@@ -362,7 +373,21 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 		window.Stop()
 	}
 	for {
-		it, ok := <-items
+		var it captured.Item
+		var ok, got bool
+		if !p.stopped() { // a closed stop wins over queued items
+			select {
+			case <-p.stop:
+			case it, ok = <-items:
+				got = true
+			}
+		}
+		if !got {
+			p.flushBatch(batch)
+			p.stopCapture(split)
+			release()
+			return
+		}
 		if !ok {
 			break
 		}
@@ -371,7 +396,7 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 			window.Reset(p.opts.Coalesce)
 		}
 	more:
-		for len(batch) < p.batchFrames && len(held) < maxHeldChunks {
+		for len(batch) < p.batchFrames && len(held) < maxHeldChunks && !p.stopped() {
 			select {
 			case it, ok = <-items:
 				if !ok {
@@ -391,6 +416,8 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 				}
 				take(it)
 			case <-window.C:
+				break more
+			case <-p.stop:
 				break more
 			}
 		}

@@ -203,6 +203,9 @@ type recorder struct {
 	marker    *finisher.Marker // nil: no finisher can take over; record maps to the end
 	wireMS    float64          // agent exited → wire log complete, in ms
 	locks     *store.SessionLocks
+	queue     chan captured.Item // the tee's (closed by the time finish runs)
+	standby   standby
+	agentGone chan struct{} // closed when finish starts
 }
 
 // setUp opens the log, the store and the wire log and starts the pipeline
@@ -210,7 +213,7 @@ type recorder struct {
 // queue is drained.
 func (r *Recording) setUp() *recorder {
 	cfg := r.s.Config
-	rec := &recorder{s: r.s, ctx: r.ctx, conn: newConnectionID(r.started)}
+	rec := &recorder{s: r.s, ctx: r.ctx, conn: newConnectionID(r.started), agentGone: make(chan struct{})}
 	logger, logCloser, err := config.NewLoggerAsync(cfg, "acptap", func(err error) {
 		fmt.Fprintf(r.s.Stderr, "acptap: log: %s\n", oneLine(err))
 	})
@@ -223,6 +226,7 @@ func (r *Recording) setUp() *recorder {
 		plugins, err = NewPlugins(cfg, r.s.Self, rec.logger)
 	}
 	if err == nil {
+		rec.queue = r.queue
 		err = rec.start(plugins, r.queue)
 	}
 	if err != nil {
@@ -240,6 +244,7 @@ func (r *Recording) setUp() *recorder {
 		r.s.Stored(rec.logger)
 	}
 	rec.spawnPending()
+	go rec.watchBehind(rec.agentGone)
 	return rec
 }
 
@@ -296,16 +301,14 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	// finisher is started now too, so that its fork, exec and start-up
 	// overlap with capture instead of following it; it maps once acptap
 	// has exited (finisher.SpawnEarly).
-	foreground := rec.exporter != nil || rec.s.Config != nil && rec.s.Config.Record.MapBeforeExit
-	handOver := rec.marker != nil && !foreground && rec.p.Behind()
+	close(rec.agentGone)
+	foreground := rec.foreground()
+	handOver := rec.marker != nil && !foreground && rec.behind()
 	spawned := false
+	var spooled *finisher.Spool
 	if handOver {
 		cancel()
-		if err := finisher.SpawnEarly(rec.s.Self, rec.finisherArgs("--after-parent", rec.conn), rec.marker); err != nil {
-			rec.logger.Warn("finisher not started early; starting it after capture", "error", err)
-		} else {
-			spawned = true
-		}
+		spawned, spooled = rec.handOverEarly()
 	}
 	<-rec.p.CaptureDone()
 	// How long capture took to write what the tee had queued when the agent
@@ -357,11 +360,17 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	cancel()
 	_ = rec.sink.Close()
 	stats := rec.p.Snapshot()
-	if err := rec.marker.HandOver(stats.Sessions); err != nil {
+	herr := error(nil)
+	if spooled != nil {
+		herr = rec.marker.HandOverSpool(stats.Sessions, *spooled)
+	} else {
+		herr = rec.marker.HandOver(stats.Sessions)
+	}
+	if err := herr; err != nil {
 		rec.logger.Warn("the finisher's sessions are not recorded; a new connection waits for it whatever its session", "error", err)
 	}
 	var err error
-	if !spawned {
+	if !spawned && !rec.startStandby() {
 		err = finisher.Spawn(rec.s.Self, rec.finisherArgs(rec.conn), rec.marker)
 	}
 	rec.marker.Release()
@@ -370,7 +379,8 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	}
 	rec.logger.Info("recording finished; mapping handed to a finisher", "exit_code", code, "frames", stats.Frames,
 		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
-		"wire_after_exit_ms", rec.wireMS, "handed_after_exit_ms", float64(time.Since(agentGone).Microseconds())/1000)
+		"wire_after_exit_ms", rec.wireMS, "spooled_frames", spooledFrames(spooled),
+		"handed_after_exit_ms", float64(time.Since(agentGone).Microseconds())/1000)
 }
 
 func (rec *recorder) markDone() {

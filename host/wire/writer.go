@@ -66,6 +66,50 @@ func Create(path string, hdr Header) (*Writer, error) {
 	return w, nil
 }
 
+// Continue reopens a wire log another process wrote to go on appending after its entry
+// seq: the file is first cut back to size bytes (what that process had written when it
+// handed the log over; anything after it is a half-written continuation, which this one
+// replaces).
+func Continue(path string, size int64, seq uint64) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("continue wire log: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() < size {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%d bytes, shorter than the %d handed over", fi.Size(), size)
+		}
+		return nil, fmt.Errorf("continue wire log %s: %w", path, err)
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("continue wire log: %w", err)
+	}
+	if _, err := f.Seek(size, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("continue wire log: %w", err)
+	}
+	return &Writer{f: f, bw: bufio.NewWriterSize(f, 64<<10), seq: seq}, nil
+}
+
+// Size is the bytes written so far, buffered ones included.
+func (w *Writer) Size() (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, ErrClosed
+	}
+	if err := w.bw.Flush(); err != nil {
+		return 0, fmt.Errorf("flush wire log: %w", err)
+	}
+	off, err := w.f.Seek(0, 1)
+	if err != nil {
+		return 0, fmt.Errorf("wire log size: %w", err)
+	}
+	return off, nil
+}
+
 // Append writes e with the next sequence number and returns it. A non-zero
 // e.Seq must equal that number (a cross-check for callers that count too).
 // Client-to-agent lines are scrubbed (see Scrub) before they are encoded;

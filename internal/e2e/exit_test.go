@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/sdk"
 )
 
 // Helper agents of these tests.
@@ -337,7 +340,13 @@ func TestPluginsRunAtLowerPriority(t *testing.T) {
 	r, _ := startScripted(t, []string{"--store", root}, 0)
 	r.converse(&acpAgent{}, initLine, newLine)
 	pid := r.cmd.Process.Pid
+	// The host's priority is its threads' lowest nice value: the thread that forks a plugin
+	// is lowered with it, and when Go ran that goroutine on the main thread, the main
+	// thread is the lowered one (Go parks rather than ends a main thread left locked).
 	host := nice(t, pid, pid)
+	for _, tid := range threads(pid) {
+		host = min(host, nice(t, pid, tid))
+	}
 	for _, name := range []string{"acpv2", "aep"} {
 		p := waitChild(t, pid, name+" plugin", builtinPlugin(name))
 		for _, tid := range threads(p.pid) {
@@ -547,4 +556,94 @@ func TestRecordMapBeforeExit(t *testing.T) {
 		t.Errorf("the log does not say record finished the mapping itself:\n%s", log)
 	}
 	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
+}
+
+// TestRecordSpoolsBacklogAtExit (issue 12.1, "for any backlog"): the agent writes a burst
+// (a 16 MiB line among thousands) and exits while capture is still behind the tee; record
+// exits at once, handing what capture had not written to the finisher in memory (the log's
+// spooled_frames), and the finisher writes it: the wire log holds every line of both
+// directions in order, no gap, and the secret scrubbed. (TestRecordExitsWhilePluginsBehind
+// compares a handed-over connection's outputs with a rebuild's.)
+func TestRecordSpoolsBacklogAtExit(t *testing.T) {
+	const lines, big = 20_000, 16 << 20
+	c2a := genLines("c2a", lines, 0)
+	a2c := genLines("a2c", lines, big)
+	var spooled int
+	var root string
+	for attempt := 0; attempt < 3 && spooled == 0; attempt++ {
+		root = t.TempDir()
+		killFinishers(t, root)
+		r := startRecord(t, []string{"--store", root}, helperCmd(),
+			helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
+		go func() {
+			_, _ = r.stdin.Write(bytes.Join(c2a, nil))
+			r.stdin.Close()
+		}()
+		got, err := io.ReadAll(r.stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := r.wait(); code != 0 {
+			t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+		}
+		if !bytes.Equal(got, bytes.Join(a2c, nil)) {
+			t.Fatalf("agent → client: the editor read %d bytes, the agent wrote %d", len(got), len(bytes.Join(a2c, nil)))
+		}
+		waitMapped(t, []string{"--store", root})
+		m := regexp.MustCompile(`"spooled_frames":(\d+)`).FindStringSubmatch(logText(t, root))
+		if m == nil {
+			t.Logf("attempt %d: capture was not behind at the exit (no hand-over)\n%s", attempt+1, logText(t, root))
+			continue
+		}
+		spooled, _ = strconv.Atoi(m[1])
+		t.Logf("attempt %d: %d frames spooled at the exit", attempt+1, spooled)
+	}
+	if spooled == 0 {
+		t.Fatal("in three runs capture never had a backlog at the agent's exit: the spool was not exercised")
+	}
+	frames := readWire(t, wireLog(t, root))
+	checkFrames(t, "a2c", frames[sdk.A2C], a2c, nil)
+	checkFrames(t, "c2a", frames[sdk.C2A], c2a, map[int]bool{3: true})
+	if bytes.Contains(readFile(t, wireLog(t, root)), []byte(secretEnv)) {
+		t.Error("the wire log holds the MCP secret")
+	}
+	if log := logText(t, root); !strings.Contains(log, "handed-over capture written") {
+		t.Errorf("the finisher's log does not say it wrote the spool:\n%.2000s", log)
+	}
+}
+
+// TestStandbyFinisherLeaves: a recording that fell behind starts its finisher on standby;
+// whether the connection is complete at the exit all the same or is handed over, the
+// standby does not linger: once the store has no pending connection no finisher runs, and
+// none logged an error of its own.
+func TestStandbyFinisherLeaves(t *testing.T) {
+	const lines, big = 20_000, 16 << 20
+	root := t.TempDir()
+	killFinishers(t, root)
+	r := startRecord(t, []string{"--store", root}, helperCmd(),
+		helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
+	if _, err := r.stdin.Write(bytes.Join(genLines("c2a", lines, 0), nil)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, r.stdout); done <- err }()
+	poll(t, "the recording to start its finisher on standby", func() bool {
+		return strings.Contains(logText(t, root), "finisher on standby")
+	})
+	// Whether the mapping has caught up when the editor closes (the standby is told the
+	// connection is complete) or not (it maps), the standby must go.
+	r.stdin.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(); code != 0 {
+		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+	}
+	waitMapped(t, []string{"--store", root})
+	poll(t, "every finisher to have exited", func() bool { return len(finishers(root)) == 0 })
+	// The finisher's own errors (the plugins' diagnostics of this odd traffic are not).
+	bad := regexp.MustCompile(`"@level":"error","@message":"(finisher|store|plugins|pending connections not finished)"`)
+	if log := logText(t, root); bad.MatchString(log) {
+		t.Errorf("the finisher logged an error: %s", bad.FindString(log))
+	}
 }

@@ -1,0 +1,119 @@
+package recording
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/acptap/acptap/host/captured"
+	"github.com/acptap/acptap/host/finisher"
+)
+
+// spoolAbove: a queue holding this many of the tee's reads when the agent exits is handed
+// to the finisher unwritten (a few milliseconds of capture at most below it).
+const spoolAbove = 16
+
+// standbyEvery is how often a recording looks whether it has fallen behind (a feeder
+// catching up from the wire log, or capture behind the tee): the first time it has, its
+// finisher is started and waits, so that an exit while behind forks nothing.
+const standbyEvery = 25 * time.Millisecond
+
+// standby is a recording's finisher, started once the recording has fallen behind
+// (finisher.SpawnEarly): it waits for acptap's exit; if the connection was handed over it
+// maps it, otherwise (the marker is gone) it exits. spool is the memory file it inherited
+// for what capture has not written at the exit (finisher.NewSpool).
+type standby struct {
+	once    sync.Once
+	started bool
+	spool   *os.File
+}
+
+// watchBehind starts the standby finisher the first time the recording is behind, until
+// done is closed (the agent exited: finish decides then).
+func (rec *recorder) watchBehind(done <-chan struct{}) {
+	if rec.marker == nil || rec.foreground() {
+		return
+	}
+	t := time.NewTicker(standbyEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			if rec.behind() {
+				rec.startStandby()
+				return
+			}
+		}
+	}
+}
+
+// behind says whether the mapping or capture is behind the tee.
+func (rec *recorder) behind() bool { return rec.p.Behind() || len(rec.queue) >= spoolAbove }
+
+// foreground: record maps to the end itself (OTLP export, or record.map_before_exit).
+func (rec *recorder) foreground() bool {
+	return rec.exporter != nil || rec.s.Config != nil && rec.s.Config.Record.MapBeforeExit
+}
+
+// startStandby starts the standby finisher once; later calls wait for the first.
+func (rec *recorder) startStandby() bool {
+	rec.standby.once.Do(func() {
+		args := rec.finisherArgs("--after-parent", rec.conn)
+		spool, err := finisher.NewSpool()
+		if err != nil {
+			rec.logger.Debug("no spool; capture writes the queue before exit", "error", err)
+			spool = nil
+		} else {
+			args = rec.finisherArgs("--after-parent", "--spool", rec.conn)
+		}
+		if err := finisher.SpawnEarly(rec.s.Self, args, rec.marker, spool); err != nil {
+			rec.logger.Warn("finisher not started early; starting it after capture", "error", err)
+			if spool != nil {
+				spool.Close()
+			}
+			return
+		}
+		rec.standby.started, rec.standby.spool = true, spool
+		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil)
+	})
+	return rec.standby.started
+}
+
+// handOverEarly hands the connection to the standby finisher (started now if it is not
+// yet) at the agent's exit and gives it what capture has not written: capture stops at
+// the next read, and the rest of the tee's queue goes into the spool, so acptap's exit
+// costs a copy of the backlog in memory instead of its capture. Without a spool (not
+// Linux, or it failed), capture writes the queue to the wire log first, as before.
+// spawned: the finisher runs; spooled: the marker's record of the spool.
+func (rec *recorder) handOverEarly() (spawned bool, spooled *finisher.Spool) {
+	// Capture goes on writing the queue while a finisher not yet started is forked and
+	// exec'd; once it runs, capture stops and the rest is spooled. A finisher that could
+	// not be started leaves capture to write everything.
+	if !rec.startStandby() {
+		return false, nil
+	}
+	spool := rec.standby.spool
+	if spool == nil {
+		return true, nil
+	}
+	defer spool.Close()
+	h, ok := rec.p.StopCapture()
+	if !ok {
+		return true, nil
+	}
+	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, rec.queue)
+	if err != nil {
+		// The rest of the queue is gone with the error: the remainder is declared.
+		rec.logger.Error("spool incomplete; its frames are declared as a gap", "error", err)
+	}
+	return true, &finisher.Spool{WireBytes: h.WireBytes, Seq: h.Seq, Detect: h.Detect, Remainder: rem}
+}
+
+func spooledFrames(sp *finisher.Spool) uint64 {
+	if sp == nil {
+		return 0
+	}
+	return sp.Remainder[0].Frames + sp.Remainder[1].Frames
+}
