@@ -48,7 +48,9 @@ var recordTypes = []any{
 
 // strs are strings encoding/json escapes in every way.
 var strs = []string{"", "a", "héllo", "<a href=\"x\">&amp;</a>", "tab\there\nnl\\", "\x00\x1f\x7f", "\u2028\u2029",
-	"bad \xff\xfe utf8", "emoji 😀", "/path/to/file.go", "r12"}
+	"bad \xff\xfe utf8", "emoji 😀", "/path/to/file.go", "r12",
+	"a longer plain ASCII text, <html> & more, then \"quotes\" and \\ back\\slashes, a tab\t, é, \u2028 and \x01 late in the run",
+	"0123456789abcdef0123456789abcdef\x7f0123456789abcdef\xc3"}
 
 // raws are RawMessages: compact, not compact, invalid, empty.
 var raws = []string{`{"a":1}`, `[1,"x",{"b":null}]`, `"s"`, `12.5e3`, `true`, `null`, `{ "a" : 1 }`, " [1, 2]\n",
