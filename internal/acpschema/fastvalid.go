@@ -91,6 +91,42 @@ type fnode struct {
 	exMinimum *big.Rat
 	exMaximum *big.Rat
 	numeric   bool // any of the four number bounds
+
+	// Shortcuts (fastSchemas.finish): onlyTypes, a node whose only keyword
+	// is a type (not integer), so it holds exactly when the value's type
+	// bit is in it; alias, the node a node whose only keyword is a $ref
+	// stands for (following such refs).
+	onlyTypes uint8
+	alias     *fnode
+}
+
+// bare reports whether n has no keyword but type and $ref.
+func (n *fnode) bare() bool {
+	return !n.unsupported && n.boolean == unsure && !n.hasEq && n.format == nil && n.not == nil &&
+		len(n.allOf) == 0 && len(n.anyOf) == 0 && len(n.oneOf) == 0 && n.ifN == nil &&
+		len(n.props) == 0 && len(n.required) == 0 && n.addl == yes && n.minProps == 0 && n.maxProps < 0 &&
+		n.minItems == 0 && n.maxItems < 0 && len(n.prefix) == 0 && n.items == nil &&
+		n.minLen == 0 && n.maxLen < 0 && n.pattern == nil && !n.numeric
+}
+
+func (n *fnode) refOnly() bool { return n.ref != nil && n.types == 0 && n.bare() }
+
+// finish computes the nodes' shortcuts, once all are built.
+func (fs fastSchemas) finish() {
+	for _, n := range fs {
+		if n.ref == nil && n.types != 0 && n.types&tInteger == 0 && n.bare() {
+			n.onlyTypes = n.types
+		}
+	}
+	for _, n := range fs {
+		t := n
+		for i := 0; t.refOnly() && i < 64; i++ {
+			t = t.ref
+		}
+		if t != n && !t.refOnly() {
+			n.alias = t
+		}
+	}
 }
 
 type prop struct {
@@ -278,6 +314,17 @@ func (f *fastCheck) validTape(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
 
 // at applies n to v, a value at a new instance location (a member or an item).
 func (f *fastCheck) at(n *fnode, v fval) tri {
+	if n.alias != nil {
+		n = n.alias
+	}
+	if n.onlyTypes != 0 {
+		if t := v.typ(); t != 0 {
+			if n.onlyTypes&t != 0 {
+				return yes
+			}
+			return no
+		}
+	}
 	saved := f.base
 	f.base = len(f.stack)
 	r := f.apply(n, v)
@@ -287,6 +334,9 @@ func (f *fastCheck) at(n *fnode, v fval) tri {
 }
 
 func (f *fastCheck) apply(n *fnode, v fval) tri {
+	if n.alias != nil {
+		n = n.alias
+	}
 	if n.boolean != unsure {
 		return n.boolean
 	}
