@@ -33,6 +33,21 @@ func sameAsReference(t testing.TB, v any) bool {
 	if (merr == nil) != (werr == nil) || !bytes.Equal(m, want) {
 		t.Fatalf("%T: Marshal %s (%v), encoding/json %s (%v)", v, m, merr, want, werr)
 	}
+	for _, omit := range [][]string{nil, {"messageId"}, {"type", "native"}} {
+		fp, err := FingerprintOf(v, omit...)
+		if werr != nil {
+			if err == nil || err.Error() != werr.Error() {
+				t.Fatalf("%T: FingerprintOf error %v, encoding/json %v", v, err, werr)
+			}
+			continue
+		}
+		wfp, wferr := RecordFingerprint(want, omit...)
+		if (err == nil) != (wferr == nil) || fp != wfp {
+			c, _ := encodeAs(nil, v, true, dropped(omit))
+			t.Fatalf("%T %v: FingerprintOf %x (%v), RecordFingerprint %x (%v)\nline  %s\ncanon %s\nwant  %s",
+				v, omit, fp, err, wfp, wferr, want, c, canonical(nil, want, dropped(omit)))
+		}
+	}
 	return ok
 }
 

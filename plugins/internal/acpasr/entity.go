@@ -270,7 +270,7 @@ func (s *stream) writeParts(e *entity) {
 	var todos []todo
 	var cats []string
 	for _, p := range e.b.parts(s) {
-		_, fp, err := asr.MarshalFingerprint(p.rec)
+		fp, err := asr.FingerprintOf(p.rec)
 		if err != nil {
 			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 			continue

@@ -506,7 +506,7 @@ func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	if m, ok := rec.(*asr.Message); ok && m.IDSource == "derived" {
 		omit = []string{"messageId"} // a notice's id is derived from its frame
 	}
-	_, fp, err := asr.MarshalFingerprint(rec, omit...)
+	fp, err := asr.FingerprintOf(rec, omit...)
 	if err != nil {
 		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 		return
