@@ -220,6 +220,14 @@ func Unquote(body []byte) (s string, ok bool) {
 // control character, a bare quote).
 func unescape(dst, body []byte) ([]byte, bool) {
 	for r := 0; r < len(body); {
+		// A run of printable ASCII other than '"' and '\\', eight bytes at a time.
+		if j := r; j+8 <= len(body) && ascii8(binary.LittleEndian.Uint64(body[j:])) {
+			for j += 8; j+8 <= len(body) && ascii8(binary.LittleEndian.Uint64(body[j:])); j += 8 {
+			}
+			dst = append(dst, body[r:j]...)
+			r = j
+			continue
+		}
 		c := body[r]
 		switch {
 		case c == '\\':
@@ -272,6 +280,10 @@ func unescape(dst, body []byte) ([]byte, bool) {
 	}
 	return dst, true
 }
+
+// ascii8 reports whether the eight bytes of x are all printable ASCII
+// other than '"' and '\\' (special8 false, and no byte beyond ASCII).
+func ascii8(x uint64) bool { return x&0x8080808080808080 == 0 && !special8(x) }
 
 // getu4 decodes \uXXXX at the start of b; -1 when there is none.
 func getu4(b []byte) rune {

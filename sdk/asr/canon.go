@@ -2,6 +2,7 @@ package asr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -110,6 +111,12 @@ func canonString(dst, q []byte) []byte {
 // invalid UTF-8, U+2028 and U+2029.
 func plainString(s []byte) bool {
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 || c == '\\' || c == '"' {
