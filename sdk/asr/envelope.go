@@ -90,9 +90,13 @@ func FormatTime(t time.Time) string {
 // Marshal encodes v as one JSON line without LF: struct fields in order,
 // map keys sorted, and no HTML escaping (text stays as received).
 func Marshal(v any) ([]byte, error) {
-	if b, ok := encode(nil, v); ok {
-		return b, nil
+	buf := canonPool.Get().(*[]byte)
+	if line, ok := encode((*buf)[:0], v); ok {
+		out := bytes.Clone(line)
+		recycle(buf, line)
+		return out, nil
 	}
+	canonPool.Put(buf)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -72,9 +72,21 @@ func fingerprint(line []byte, omit []string) (Fingerprint, error) {
 // sum digests the canonical form b, written into *buf, and recycles buf.
 func sum(buf *[]byte, b []byte) Fingerprint {
 	d := sha256.Sum256(b)
+	recycle(buf, b)
+	return Fingerprint(binary.BigEndian.Uint64(d[:8]))
+}
+
+// recycle puts buf back in canonPool, holding b (not when b is large: a
+// long session's largest record is not kept for the rest of it).
+func recycle(buf *[]byte, b []byte) {
+	if cap(b) > 1<<20 {
+		b = (*buf)[:0]
+		if cap(b) > 1<<20 {
+			return
+		}
+	}
 	*buf = b
 	canonPool.Put(buf)
-	return Fingerprint(binary.BigEndian.Uint64(d[:8]))
 }
 
 // canonPool recycles the buffers canonical forms are written into.
