@@ -34,13 +34,7 @@ func SkipSpace(b []byte, i int) int {
 // end or holds a raw control character.
 func StringEnd(b []byte, i int) (end int, ok bool) {
 	for j := i + 1; j < len(b); j++ {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character (a block that may hold one is looked at byte
-		// by byte below).
-		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
-			j += 8
-		}
-		if j >= len(b) {
+		if j = skipPlain(b, j); j >= len(b) {
 			break
 		}
 		switch c := b[j]; {
@@ -53,6 +47,16 @@ func StringEnd(b []byte, i int) (end int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// skipPlain skips bytes of a string from b[j] eight at a time while none
+// is a quote, a backslash or a control character (a block that may hold
+// one is left to be looked at byte by byte).
+func skipPlain(b []byte, j int) int {
+	for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+		j += 8
+	}
+	return j
 }
 
 // special8 reports whether one of the eight bytes of x may be '"', '\\' or

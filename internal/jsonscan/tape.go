@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -261,10 +260,7 @@ func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 // and whether it holds an escape.
 func ScanString(b []byte, i int) (end int, escaped, ok bool) {
 	for j := i + 1; j < len(b); j++ {
-		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
-			j += 8
-		}
-		if j >= len(b) {
+		if j = skipPlain(b, j); j >= len(b) {
 			break
 		}
 		switch c := b[j]; {
@@ -292,6 +288,9 @@ func ScanString(b []byte, i int) (end int, escaped, ok bool) {
 	}
 	return 0, escaped, false
 }
+
+// NumberEnd is scanNumber: the index after the JSON number at b[i].
+func NumberEnd(b []byte, i int) (int, bool) { return scanNumber(b, i) }
 
 // scanNumber checks the JSON number at b[i]
 // (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) and returns the index

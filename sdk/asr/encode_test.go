@@ -9,15 +9,7 @@ import (
 )
 
 // reference is Marshal as encoding/json alone does it.
-func reference(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func reference(v any) ([]byte, error) { return marshalJSON(v) }
 
 // sameAsReference fails unless the encoder, when it encodes v, writes
 // encoding/json's bytes, and unless Marshal gives encoding/json's answer.

@@ -97,6 +97,11 @@ func Marshal(v any) ([]byte, error) {
 		return out, nil
 	}
 	canonPool.Put(buf)
+	return marshalJSON(v)
+}
+
+// marshalJSON is Marshal by encoding/json alone.
+func marshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
