@@ -3,7 +3,6 @@ package acpschema
 import (
 	"encoding/json"
 	"math/big"
-	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -99,67 +98,6 @@ type fnode struct {
 	// stands for (following such refs).
 	onlyTypes uint8
 	alias     *fnode
-	// anyDisc and oneDisc are the discriminators of the anyOf and oneOf
-	// alternatives (discOf), by index; nil when none has one.
-	anyDisc, oneDisc []disc
-}
-
-// disc is an alternative's discriminator: a property whose schema is a
-// const or enum of strings only. An object whose member name is a string
-// none of them fails the alternative, whatever else it holds (the
-// property's schema fails, so the alternative's properties keyword does).
-type disc struct {
-	name   string
-	consts []string
-	alt    *fnode // the alternative, aliases followed (what apply evaluates)
-}
-
-// discOf finds alt's discriminator (name "" when it has none).
-func discOf(alt *fnode) disc {
-	a := alt
-	if a.alias != nil {
-		a = a.alias
-	}
-	// A format is evaluated before properties, and on an object of a tape
-	// it answers unsure (fval.scalar): no shortcut then.
-	if a.unsupported || a.boolean != unsure || a.format != nil {
-		return disc{}
-	}
-	for _, p := range a.propList {
-		q := p.node
-		if q.alias != nil {
-			q = q.alias
-		}
-		if q.unsupported || q.boolean != unsure || !q.hasEq {
-			continue
-		}
-		var strs []string
-		for _, c := range q.consts {
-			s, ok := c.(string)
-			if !ok {
-				strs = nil
-				break
-			}
-			strs = append(strs, s)
-		}
-		if strs != nil {
-			return disc{name: p.name, consts: strs, alt: a}
-		}
-	}
-	return disc{}
-}
-
-func discs(alts []*fnode) []disc {
-	var out []disc
-	for i, s := range alts {
-		if d := discOf(s); d.name != "" {
-			if out == nil {
-				out = make([]disc, len(alts))
-			}
-			out[i] = d
-		}
-	}
-	return out
 }
 
 // bare reports whether n has no keyword but type and $ref.
@@ -189,34 +127,6 @@ func (fs fastSchemas) finish() {
 			n.alias = t
 		}
 	}
-	for _, n := range fs {
-		n.anyDisc, n.oneDisc = discs(n.anyOf), discs(n.oneOf)
-	}
-}
-
-// discMemo holds the member a discriminator names, read once for all the
-// alternatives of a union.
-type discMemo struct {
-	name string
-	text string
-	ok   bool // the member is there and a string
-}
-
-// alt applies the alternative s (discriminator d) to v: no at once when v
-// is an object whose discriminating member rules s out.
-func (f *fastCheck) alt(s *fnode, d *disc, v fval, m *discMemo) tri {
-	if d != nil && d.name != "" && v.typ() == tObject && f.depth < maxFastDepth && !slices.Contains(f.stack[f.base:], d.alt) {
-		if m.name != d.name {
-			m.name, m.text, m.ok = d.name, "", false
-			if x, ok := v.member(d.name); ok && x.typ() == tString {
-				m.text, m.ok = x.text(), true
-			}
-		}
-		if m.ok && !slices.Contains(d.consts, m.text) {
-			return no
-		}
-	}
-	return f.apply(s, v)
 }
 
 type prop struct {
@@ -537,15 +447,10 @@ func (f *fastCheck) keywords(n *fnode, v fval) tri {
 			return no
 		}
 	}
-	var memo discMemo
 	if len(n.anyOf) > 0 {
 		some := no
-		for i, s := range n.anyOf {
-			var d *disc
-			if n.anyDisc != nil {
-				d = &n.anyDisc[i]
-			}
-			switch f.alt(s, d, v, &memo) {
+		for _, s := range n.anyOf {
+			switch f.apply(s, v) {
 			case yes:
 				some = yes
 			case unsure:
@@ -561,12 +466,8 @@ func (f *fastCheck) keywords(n *fnode, v fval) tri {
 	}
 	if len(n.oneOf) > 0 {
 		matched, unsures := 0, 0
-		for i, s := range n.oneOf {
-			var d *disc
-			if n.oneDisc != nil {
-				d = &n.oneDisc[i]
-			}
-			switch f.alt(s, d, v, &memo) {
+		for _, s := range n.oneOf {
+			switch f.apply(s, v) {
 			case yes:
 				matched++
 			case unsure:
