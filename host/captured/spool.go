@@ -19,8 +19,9 @@ import (
 // lines, same receipt times). It holds unscrubbed bytes, so it lives in memory only (a
 // memfd the finisher inherits), never on disk.
 //
-// Layout: the line spoolMagic, one JSON line (SpoolHeader), then one record per chunk: a
-// fixed spoolRecord followed by its data.
+// Layout: the line spoolMagic, one JSON line (SpoolHeader, without the lines' bytes), the
+// bytes of the lines in progress (c2a's, then a2c's; their lengths are in the header), then
+// one record per chunk: a fixed spoolRecord followed by its data.
 const spoolMagic = "acptap-spool 1\n"
 
 // SpoolHeader opens a spool.
@@ -28,7 +29,15 @@ type SpoolHeader struct {
 	Lines [2]LineState `json:"lines"` // the splitter's state (Splitter.State)
 }
 
-// spoolRecord is a chunk's fixed part, little-endian.
+// spoolHead is SpoolHeader as written: a line in progress can be long (up to the line
+// limit), so its bytes follow the header raw instead of inside the JSON.
+type spoolHead struct {
+	Lines     [2]LineState `json:"lines"`
+	LineBytes [2]int       `json:"lineBytes"`
+}
+
+// spoolRecord is a chunk's fixed part, little-endian (recordSize bytes: dir, flags, 6
+// zero bytes, then the four 64-bit fields).
 type spoolRecord struct {
 	Dir      uint8
 	Flags    uint8
@@ -62,23 +71,45 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 			cnt[i].bytes += uint64(l.N)
 		}
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	hb, err := json.Marshal(h)
+	head := spoolHead{Lines: h.Lines}
+	for i := range head.Lines {
+		head.Lines[i].Line, head.LineBytes[i] = nil, len(h.Lines[i].Line)
+	}
+	hb, err := json.Marshal(head)
 	if err != nil {
 		return rem, err
 	}
-	bw.WriteString(spoolMagic)
-	bw.Write(hb)
-	bw.WriteByte('\n')
+	// Records are gathered into batches of buffers written at once (writev on a file):
+	// the chunks' bytes are copied once, by the kernel, into the spool.
+	bw := newBatchWriter(w)
+	bw.add(append(append([]byte(spoolMagic), hb...), '\n'))
+	for _, l := range h.Lines {
+		if len(l.Line) > 0 {
+			bw.add(l.Line)
+		}
+	}
 	var werr error
+	var held []Item
 	for it := range items {
 		if werr == nil {
 			werr = writeRecord(bw, it, &cnt)
 		}
-		it.Release()
+		held = append(held, it) // its Data is in the batch until flushed
+		if bw.full() || werr != nil {
+			if werr == nil {
+				werr = bw.flush()
+			}
+			for _, h := range held {
+				h.Release()
+			}
+			held = held[:0]
+		}
 	}
 	if werr == nil {
-		werr = bw.Flush()
+		werr = bw.flush()
+	}
+	for _, h := range held {
+		h.Release()
 	}
 	for i := range cnt {
 		rem[i] = Gap{Frames: cnt[i].frames, Bytes: cnt[i].bytes, Reason: ReasonSpoolLost}
@@ -93,29 +124,39 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 // the machine stopped, before it had written the spool to the wire log).
 const ReasonSpoolLost = "capture handed to a finisher was lost"
 
-func writeRecord(bw *bufio.Writer, it Item, cnt *[2]lineCount) error {
+func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount) error {
 	ch := it.Chunk
 	if ch == nil || (it.Dir != sdk.C2A && it.Dir != sdk.A2C) {
 		return fmt.Errorf("spool: not a chunk of a direction")
 	}
-	r := spoolRecord{Dir: uint8(it.Dir), At: it.At.UnixNano(), LostB: ch.Lost.Bytes, LostLFs: ch.Lost.LFs, DataSize: uint64(len(ch.Data))}
+	var flags uint8
 	if ch.EOF {
-		r.Flags |= flagEOF
+		flags |= flagEOF
 	}
 	if ch.Lost.EndLF {
-		r.Flags |= flagEndLF
+		flags |= flagEndLF
 	}
 	c := &cnt[dirIndex(it.Dir)]
 	c.add(ch.Lost.Bytes, ch.Lost.LFs, ch.Lost.EndLF)
 	if n := len(ch.Data); n > 0 {
 		c.add(uint64(n), uint64(bytes.Count(ch.Data, []byte{'\n'})), ch.Data[n-1] == '\n')
 	}
-	if err := binary.Write(bw, binary.LittleEndian, &r); err != nil {
-		return err
+	var r [recordSize]byte
+	r[0], r[1] = uint8(it.Dir), flags
+	le := binary.LittleEndian
+	le.PutUint64(r[8:], uint64(it.At.UnixNano()))
+	le.PutUint64(r[16:], ch.Lost.Bytes)
+	le.PutUint64(r[24:], ch.Lost.LFs)
+	le.PutUint64(r[32:], uint64(len(ch.Data)))
+	bw.add(bw.scratch(r[:]))
+	if len(ch.Data) > 0 {
+		bw.add(ch.Data)
 	}
-	_, err := bw.Write(ch.Data)
-	return err
+	return nil
 }
+
+// recordSize is spoolRecord's encoded size.
+const recordSize = 40
 
 func dirIndex(d sdk.Direction) int {
 	if d == sdk.A2C {
@@ -159,17 +200,33 @@ func ReadSpool(r io.Reader) (h SpoolHeader, next func() (Item, error), err error
 	if err != nil {
 		return h, nil, fmt.Errorf("read spool: %w", err)
 	}
-	if err := json.Unmarshal(line, &h); err != nil {
+	var head spoolHead
+	if err := json.Unmarshal(line, &head); err != nil {
 		return h, nil, fmt.Errorf("read spool header: %w", err)
 	}
+	h.Lines = head.Lines
+	for i, n := range head.LineBytes {
+		if n < 0 || n > 1<<40 {
+			return h, nil, fmt.Errorf("read spool header: bad line size")
+		}
+		if n > 0 {
+			h.Lines[i].Line = make([]byte, n)
+			if _, err := io.ReadFull(br, h.Lines[i].Line); err != nil {
+				return h, nil, fmt.Errorf("read spool: %w", err)
+			}
+		}
+	}
 	next = func() (Item, error) {
-		var rec spoolRecord
-		if err := binary.Read(br, binary.LittleEndian, &rec); err != nil {
+		var b [recordSize]byte
+		if _, err := io.ReadFull(br, b[:]); err != nil {
 			if errors.Is(err, io.EOF) {
 				return Item{}, io.EOF
 			}
 			return Item{}, fmt.Errorf("read spool: %w", err)
 		}
+		le := binary.LittleEndian
+		rec := spoolRecord{Dir: b[0], Flags: b[1], At: int64(le.Uint64(b[8:])), LostB: le.Uint64(b[16:]),
+			LostLFs: le.Uint64(b[24:]), DataSize: le.Uint64(b[32:])}
 		if rec.Dir != uint8(sdk.C2A) && rec.Dir != uint8(sdk.A2C) || rec.DataSize > 1<<40 {
 			return Item{}, fmt.Errorf("read spool: bad record")
 		}

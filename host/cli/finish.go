@@ -86,7 +86,7 @@ func runFinish(env *Env, args []string) int {
 	fs.BoolVar(&pending, "pending", false, "finish every abandoned connection")
 	var afterParent, spool bool
 	fs.BoolVar(&spool, "spool", false, "the recording's unwritten capture is on descriptor 5 (finisher.SpoolFD)")
-	fs.BoolVar(&afterParent, "after-parent", false, "start mapping once the recording that started this finisher has exited (finisher.SpawnEarly)")
+	fs.BoolVar(&afterParent, "after-parent", false, "start mapping once the recording that started this finisher let go of the connection or exited (finisher.SpawnEarly)")
 	if err := fs.Parse(args); err != nil || (!pending && fs.NArg() != 1) {
 		fmt.Fprintf(env.Stderr, "acptap %s: [flags] (CONNECTION | --pending)\n", hiddenFinish)
 		return ExitUsage

@@ -5,27 +5,20 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 )
 
 // ParentFD is the descriptor a finisher started by SpawnEarly reads to its
 // end before it maps: the read end of a pipe whose write end only the
-// recording holds, so the end of file comes when the recording has exited
-// (or died), with every byte of the wire log written and every session
-// lock released.
+// recording holds, so the end of file comes when the recording is over
+// (it let go of the marker: Done or Release; or the process exited or died),
+// with every byte of the wire log written and every session lock released.
 const ParentFD = 4
-
-// parentPipes keeps the write ends SpawnEarly made open for the life of the
-// process (an *os.File that is collected closes its descriptor).
-var parentPipes struct {
-	sync.Mutex
-	w []*os.File
-}
 
 // SpawnEarly is Spawn for a finisher started while the caller is still
 // writing the wire log: its fork and exec, and its own start-up, overlap
 // with what the caller has left to do, and the caller's exit does not wait
-// for them. The finisher waits (WaitParent) until this process has exited,
+// for them. The finisher waits (WaitParent) until this process let go of the
+// connection (its marker) or exited,
 // then maps. The caller must still record the hand-over (HandOver) before
 // it exits; a caller that dies first leaves the marker "recording", and the
 // finisher maps what the wire log holds, as the next command would.
@@ -48,14 +41,13 @@ func SpawnEarly(self string, args []string, m *Marker, spool *os.File) error {
 		return fmt.Errorf("start finisher: %w", err)
 	}
 	_ = cmd.Process.Release()
-	parentPipes.Lock()
-	parentPipes.w = append(parentPipes.w, w)
-	parentPipes.Unlock()
+	m.parents = append(m.parents, w) // closed with the marker (Done, Release) or at exit
 	return nil
 }
 
 // WaitParent is the first step of a finisher started by SpawnEarly: it
-// returns once the process that started it has exited.
+// returns once the recording that started it let go of the connection (or
+// its process exited or died).
 func WaitParent() error {
 	f := os.NewFile(ParentFD, "parent")
 	defer f.Close()

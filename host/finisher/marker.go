@@ -31,9 +31,10 @@ func Path(st *store.Store, conn string) string {
 
 // Marker is a connection's pending marker, held locked.
 type Marker struct {
-	Conn string
-	path string
-	f    *os.File
+	Conn    string
+	path    string
+	f       *os.File
+	parents []*os.File // write ends of the pipes early finishers wait on (SpawnEarly)
 }
 
 // Create makes the connection's marker and locks it.
@@ -84,6 +85,7 @@ func (m *Marker) Done() error {
 	if cerr := m.f.Close(); err == nil {
 		err = cerr
 	}
+	m.letGo()
 	if err != nil {
 		return fmt.Errorf("remove pending marker: %w", err)
 	}
@@ -91,7 +93,19 @@ func (m *Marker) Done() error {
 }
 
 // Release gives up the lock and leaves the connection pending.
-func (m *Marker) Release() { m.f.Close() }
+func (m *Marker) Release() {
+	m.f.Close()
+	m.letGo()
+}
+
+// letGo tells the finishers SpawnEarly started that this process is done with the
+// connection: they go on without waiting for its exit.
+func (m *Marker) letGo() {
+	for _, w := range m.parents {
+		w.Close()
+	}
+	m.parents = nil
+}
 
 // current says whether the path still names the locked file (a marker
 // removed and made again between open and lock is another one).

@@ -51,6 +51,32 @@ func (p *Pipeline) StopCapture() (h Handover, ok bool) {
 	return h, true
 }
 
+// BacklogReads: capture is behind the tee when this many of its reads wait on the queue.
+const BacklogReads = 16
+
+// behindBatches: a feeder still catching up from the wire log after this many batches in a
+// row (one that attaches or restarts catches up in a batch or two) has fallen behind.
+const behindBatches = 8
+
+// countBehind counts the batches in a row dispatched while a feeder was catching up.
+// Called with p.mu held.
+func (p *Pipeline) countBehind(behind bool) {
+	if !behind {
+		p.behindFor = 0
+		return
+	}
+	if p.behindFor++; p.behindFor >= behindBatches {
+		p.fellBehind()
+	}
+}
+
+// fellBehind calls Options.OnBehind the first time.
+func (p *Pipeline) fellBehind() {
+	if p.opts.OnBehind != nil {
+		p.behindOnce.Do(func() { go p.opts.OnBehind() })
+	}
+}
+
 // stopped says whether StopCapture asked capture to stop.
 func (p *Pipeline) stopped() bool {
 	select {

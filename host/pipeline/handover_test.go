@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,4 +194,70 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return ""
+}
+
+// gateMapper blocks every Map until gate is closed.
+type gateMapper struct {
+	lineMapper
+	gate chan struct{}
+}
+
+func (m *gateMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) { return m, nil }
+
+func (m *gateMapper) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	<-m.gate
+	return m.lineMapper.Map(ctx, frames)
+}
+
+func (m *gateMapper) mapped() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.lines)
+}
+
+// TestOnBehind: Options.OnBehind is called once when a plugin cannot keep up with the
+// tee, and not for a connection whose plugin keeps up.
+func TestOnBehind(t *testing.T) {
+	for _, slow := range []bool{true, false} {
+		t.Run(fmt.Sprintf("slow=%v", slow), func(t *testing.T) {
+			m := &gateMapper{gate: make(chan struct{})}
+			if !slow {
+				close(m.gate)
+			}
+			var calls atomic.Int32
+			called := make(chan struct{}, 8)
+			p := New(Options{
+				WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-behind", Mode: sdk.ModeRecord,
+				Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
+				ForceRevision: "acp/2@x", Sink: &memSink{}, BatchFrames: 1, FeederDepth: 1, StallTimeout: time.Minute,
+				Launch:   func(context.Context, string) (*Plugin, error) { return &Plugin{Name: "lines", Mapper: m}, nil },
+				OnBehind: func() { calls.Add(1); called <- struct{}{} },
+			})
+			items := make(chan captured.Item, 64)
+			if err := p.Start(context.Background(), items); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 40 {
+				items <- captured.Item{Dir: sdk.A2C, At: time.Unix(int64(i), 0), Chunk: &captured.Chunk{Data: []byte(fmt.Sprintf(`{"n":%d}`+"\n", i))}}
+				for !slow && m.mapped() <= i { // one line at a time, each mapped before the next
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if slow {
+				select {
+				case <-called:
+				case <-time.After(30 * time.Second):
+					t.Fatal("OnBehind not called while the plugin was blocked")
+				}
+				close(m.gate)
+			}
+			close(items)
+			if _, err := p.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int32{true: 1, false: 0}[slow]; calls.Load() != want {
+				t.Errorf("OnBehind called %d times, want %d", calls.Load(), want)
+			}
+		})
+	}
 }

@@ -68,6 +68,12 @@ type Options struct {
 	StallTimeout time.Duration
 	// Now is the clock for the wire-log header (tests pin it).
 	Now func() time.Time
+	// OnBehind, when set, is called once (in a goroutine of its own) the first time the
+	// connection falls behind the tee: a live plugin could not take a batch, a plugin is
+	// still catching up from the wire log after behindBatches batches in a row, or
+	// BacklogReads reads wait for capture. A plugin that catches up at once as it attaches
+	// or after a restart does not count.
+	OnBehind func()
 	// Source, when set, goes into the wire-log header: the connection is a
 	// conversion of a stored log (acptap convert), not a recording. Its
 	// header then has no startedAt, since no connection started.
@@ -154,6 +160,8 @@ type Pipeline struct {
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
 	stopOnce    sync.Once
+	behindOnce  sync.Once
+	behindFor   int                     // batches in a row dispatched while a feeder was catching up
 	handover    *Handover               // where capture stopped (StopCapture), under mu
 	resume      *[2]captured.LineState  // Continue: the lines in progress to split from
 	captureOnly bool                    // Continue: attach writes the revision entry, starts no feeder
@@ -259,10 +267,12 @@ func (p *Pipeline) attach(ctx context.Context) {
 // feeders get their own copy of the lines (capture's may alias the tee's
 // buffers). Called with p.mu held.
 func (p *Pipeline) dispatch(batch []wire.Entry) {
-	live := false
+	live, behind := false, false
 	for _, f := range p.feeders {
-		live = live || !f.behind.Load()
+		b := f.behind.Load() && !f.dead
+		live, behind = live || !f.behind.Load(), behind || b
 	}
+	p.countBehind(behind)
 	if !live {
 		return
 	}
@@ -275,6 +285,7 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 		case f.live <- batch:
 		default:
 			f.behind.Store(true)
+			p.fellBehind()
 		}
 	}
 }
@@ -392,6 +403,9 @@ func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 			break
 		}
 		take(it)
+		if len(items) >= BacklogReads {
+			p.fellBehind()
+		}
 		if window != nil {
 			window.Reset(p.opts.Coalesce)
 		}

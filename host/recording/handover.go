@@ -3,22 +3,14 @@ package recording
 import (
 	"os"
 	"sync"
-	"time"
 
 	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/host/finisher"
+	"github.com/acptap/acptap/host/pipeline"
 )
 
-// spoolAbove: a queue holding this many of the tee's reads when the agent exits is handed
-// to the finisher unwritten (a few milliseconds of capture at most below it).
-const spoolAbove = 16
-
-// standbyEvery is how often a recording looks whether it has fallen behind (a feeder
-// catching up from the wire log, or capture behind the tee): the first time it has, its
-// finisher is started and waits, so that an exit while behind forks nothing.
-const standbyEvery = 25 * time.Millisecond
-
-// standby is a recording's finisher, started once the recording has fallen behind
+// standby is a recording's finisher, started the first time the recording falls behind
+// (pipeline.Options.OnBehind), so that an exit while behind forks nothing
 // (finisher.SpawnEarly): it waits for acptap's exit; if the connection was handed over it
 // maps it, otherwise (the marker is gone) it exits. spool is the memory file it inherited
 // for what capture has not written at the exit (finisher.NewSpool).
@@ -28,29 +20,10 @@ type standby struct {
 	spool   *os.File
 }
 
-// watchBehind starts the standby finisher the first time the recording is behind, until
-// done is closed (the agent exited: finish decides then).
-func (rec *recorder) watchBehind(done <-chan struct{}) {
-	if rec.marker == nil || rec.foreground() {
-		return
-	}
-	t := time.NewTicker(standbyEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			if rec.behind() {
-				rec.startStandby()
-				return
-			}
-		}
-	}
-}
-
 // behind says whether the mapping or capture is behind the tee.
-func (rec *recorder) behind() bool { return rec.p.Behind() || len(rec.queue) >= spoolAbove }
+func (rec *recorder) behind() bool {
+	return rec.p.Behind() || len(rec.queue) >= pipeline.BacklogReads
+}
 
 // foreground: record maps to the end itself (OTLP export, or record.map_before_exit).
 func (rec *recorder) foreground() bool {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -205,7 +206,7 @@ type recorder struct {
 	locks     *store.SessionLocks
 	queue     chan captured.Item // the tee's (closed by the time finish runs)
 	standby   standby
-	agentGone chan struct{} // closed when finish starts
+	exiting   atomic.Bool // finish has begun
 }
 
 // setUp opens the log, the store and the wire log and starts the pipeline
@@ -213,7 +214,7 @@ type recorder struct {
 // queue is drained.
 func (r *Recording) setUp() *recorder {
 	cfg := r.s.Config
-	rec := &recorder{s: r.s, ctx: r.ctx, conn: newConnectionID(r.started), agentGone: make(chan struct{})}
+	rec := &recorder{s: r.s, ctx: r.ctx, conn: newConnectionID(r.started)}
 	logger, logCloser, err := config.NewLoggerAsync(cfg, "acptap", func(err error) {
 		fmt.Fprintf(r.s.Stderr, "acptap: log: %s\n", oneLine(err))
 	})
@@ -244,7 +245,6 @@ func (r *Recording) setUp() *recorder {
 		r.s.Stored(rec.logger)
 	}
 	rec.spawnPending()
-	go rec.watchBehind(rec.agentGone)
 	return rec
 }
 
@@ -278,6 +278,13 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 	po := plugins.Options(rec.s.Agent)
 	po.WirePath, po.Connection, po.Agent, po.Mode = rec.st.WirePath(rec.conn), rec.conn, rec.s.Agent, sdk.ModeRecord
 	po.Sink, po.Sessions, po.Coalesce = rec.sink, rec.sessions(), cfg.Tee.Coalesce
+	if rec.marker != nil && !rec.foreground() {
+		po.OnBehind = func() {
+			if !rec.exiting.Load() { // the exit decides for itself
+				rec.startStandby()
+			}
+		}
+	}
 	rec.p = pipeline.New(po)
 	rec.logger.Info("recording", "connection", rec.conn, "agent", aep.RedactArgv(rec.s.Agent), "wire", rec.st.WirePath(rec.conn))
 	if err := rec.p.Start(rec.ctx, queue); err != nil {
@@ -293,6 +300,7 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	defer closeQuietly(rec.logCloser)
 	agentGone := time.Now()
+	rec.exiting.Store(true)
 	// A mapping that is already catching up from the wire log when the
 	// agent exits is handed over whatever happens next (a behind feeder
 	// stays behind): its feeders and plugins stop now, so that capture,
@@ -301,7 +309,6 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	// finisher is started now too, so that its fork, exec and start-up
 	// overlap with capture instead of following it; it maps once acptap
 	// has exited (finisher.SpawnEarly).
-	close(rec.agentGone)
 	foreground := rec.foreground()
 	handOver := rec.marker != nil && !foreground && rec.behind()
 	spawned := false

@@ -612,31 +612,32 @@ func TestRecordSpoolsBacklogAtExit(t *testing.T) {
 	}
 }
 
-// TestStandbyFinisherLeaves: a recording that fell behind starts its finisher on standby;
-// whether the connection is complete at the exit all the same or is handed over, the
-// standby does not linger: once the store has no pending connection no finisher runs, and
-// none logged an error of its own.
+// TestStandbyFinisherLeaves: a recording that fell behind (its gated plugin blocked in Map)
+// starts its finisher on standby; the plugin is let go before the editor closes, so the
+// connection is complete at the exit or handed over, and either way the standby does not
+// linger: once the store has no pending connection no finisher runs, and none logged an
+// error of its own.
 func TestStandbyFinisherLeaves(t *testing.T) {
-	const lines, big = 20_000, 16 << 20
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg := gatedConfig(t, gate)
 	root := t.TempDir()
 	killFinishers(t, root)
-	r := startRecord(t, []string{"--store", root}, helperCmd(),
-		helperEnv+"="+helperLines, linesEnv+"="+strconv.Itoa(lines), bigEnv+"="+strconv.Itoa(big))
-	if _, err := r.stdin.Write(bytes.Join(genLines("c2a", lines, 0), nil)); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := io.Copy(io.Discard, r.stdout); done <- err }()
+	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	n := 1
 	poll(t, "the recording to start its finisher on standby", func() bool {
-		return strings.Contains(logText(t, root), "finisher on standby")
+		if strings.Contains(logText(t, root), "finisher on standby") {
+			return true
+		}
+		n++
+		r.converse(agent, promptLine(n, n-1))
+		return false
 	})
-	// Whether the mapping has caught up when the editor closes (the standby is told the
-	// connection is complete) or not (it maps), the standby must go.
-	r.stdin.Close()
-	if err := <-done; err != nil {
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code := r.wait(); code != 0 {
+	if code := r.waitExit(); code != 0 {
 		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
 	}
 	waitMapped(t, []string{"--store", root})
