@@ -215,20 +215,9 @@ func (c *Checker) checkTape(from Sender, line []byte, t *jsonscan.Tape) error {
 		return errors.New("message contains a newline")
 	}
 	if !c.slow {
-		c.mu.Lock()
-		if t == nil {
-			t = &c.tape
-			if !t.Parse(line) {
-				t = nil
-			}
+		if ok, err := c.checkOnTape(from, line, t); ok {
+			return err
 		}
-		// A message (an object) the tape takes is checked without decoding
-		// it; a batch, or what the tape refuses, is decoded below.
-		if t != nil && t.Root().C >= 0 && t.B[t.Root().V0] == '{' {
-			defer c.mu.Unlock()
-			return c.checkOne(from, fval{t: t, e: t.Root()})
-		}
-		c.mu.Unlock()
 	}
 	inst, ok := any(nil), false
 	if !c.slow {
@@ -264,6 +253,25 @@ func (c *Checker) checkTape(from Sender, line []byte, t *jsonscan.Tape) error {
 		return &Error{Entries: bad, Msg: strings.Join(msgs, "; ")}
 	}
 	return c.checkOne(from, fval{v: inst})
+}
+
+// checkOnTape checks a message (an object) on its tape: t, or the
+// checker's own parsed from line; false when the tape does not take the
+// line (a batch, or what Tape.Parse refuses: the caller decodes it).
+func (c *Checker) checkOnTape(from Sender, line []byte, t *jsonscan.Tape) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t == nil {
+		t = &c.tape
+		defer t.Release() // the caller's line is not kept (before the unlock: deferred later)
+		if !t.Parse(line) {
+			return false, nil
+		}
+	}
+	if t.Root().C < 0 || t.B[t.Root().V0] != '{' {
+		return false, nil
+	}
+	return true, c.checkOne(from, fval{t: t, e: t.Root()})
 }
 
 func (c *Checker) checkOne(from Sender, obj fval) error {

@@ -36,6 +36,9 @@ type Cont struct {
 	First, N int32
 }
 
+// maxKept is the most entries a Tape keeps room for between values.
+const maxKept = 1 << 14
+
 // MaxTapeDepth bounds the nesting Parse follows.
 const MaxTapeDepth = 500
 
@@ -47,6 +50,7 @@ const MaxTapeDepth = 500
 // MaxTapeDepth, text of 1 GiB or more. String values are checked as
 // encoding/json checks them (escapes, control characters) and not decoded.
 func (t *Tape) Parse(b []byte) bool {
+	t.Release() // the buffers a large value grew are not kept for the next one
 	t.B, t.Ents, t.Conts, t.stk = b, t.Ents[:0], t.Conts[:0], t.stk[:0]
 	if len(b) >= 1<<30 {
 		return false
@@ -59,6 +63,15 @@ func (t *Tape) Parse(b []byte) bool {
 	}
 	t.root = e
 	return true
+}
+
+// Release drops the text parsed (the tape no longer refers to it) and the
+// buffers a large value grew.
+func (t *Tape) Release() {
+	t.B = nil
+	if cap(t.Ents) > maxKept || cap(t.stk) > maxKept || cap(t.Conts) > maxKept {
+		t.Ents, t.Conts, t.stk = nil, nil, nil
+	}
 }
 
 // Root is the value parsed.

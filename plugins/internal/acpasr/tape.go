@@ -38,7 +38,8 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
-	ft.t.B, ft.f, ft.data, ft.ok = nil, nil, nil, false
+	ft.t.Release()
+	ft.f, ft.data, ft.ok = nil, nil, false
 }
 
 // objAt builds the object that is the tape's entry e, its values aliasing
