@@ -77,6 +77,15 @@ func (c *Chunk) WriteDone() { c.unref() }
 // Charge counts size bytes of the chunk against b until Release (or Uncharge).
 func (c *Chunk) Charge(b *Bound, size int64) { c.size, c.bound = size, b }
 
+// QueueUse is how full the byte bound the chunk is charged to is, from 0 to 1 (0 for a chunk
+// not charged): the receiver's view of how far behind the tee it is.
+func (c *Chunk) QueueUse() float64 {
+	if c.bound == nil || c.bound.limit <= 0 {
+		return 0
+	}
+	return float64(c.bound.used.Load()) / float64(c.bound.limit)
+}
+
 // Uncharge gives the chunk's bytes back to its bound (the queue refused it, or the receiver
 // is done).
 func (c *Chunk) Uncharge() {

@@ -17,3 +17,21 @@ func NewSpool() (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), "acptap-spool"), nil
 }
+
+// EarlyAlive says whether a finisher SpawnEarly started for m still waits: the read end of
+// its pipe is open (a dead one's is closed, and the write end then reports an error). The
+// pipes of dead ones are let go.
+func (m *Marker) EarlyAlive() bool {
+	alive := m.parents[:0]
+	for _, w := range m.parents {
+		fds := []unix.PollFd{{Fd: int32(w.Fd()), Events: unix.POLLOUT}}
+		if n, err := unix.Poll(fds, 0); err == nil && n == 1 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			w.Close()
+			continue
+		}
+		alive = append(alive, w)
+	}
+	clear(m.parents[len(alive):])
+	m.parents = alive
+	return len(alive) > 0
+}

@@ -15,7 +15,7 @@ import (
 // maps it, otherwise (the marker is gone) it exits. spool is the memory file it inherited
 // for what capture has not written at the exit (finisher.NewSpool).
 type standby struct {
-	once    sync.Once
+	mu      sync.Mutex
 	started bool
 	spool   *os.File
 }
@@ -30,9 +30,23 @@ func (rec *recorder) foreground() bool {
 	return rec.exporter != nil || rec.s.Config != nil && rec.s.Config.Record.MapBeforeExit
 }
 
-// startStandby starts the standby finisher once; later calls wait for the first.
+// startStandby starts the standby finisher if none waits (once, unless it died: then
+// again); concurrent calls wait for the first.
 func (rec *recorder) startStandby() bool {
-	rec.standby.once.Do(func() {
+	sb := &rec.standby
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.started && rec.marker.EarlyAlive() {
+		return true
+	}
+	if sb.started {
+		rec.logger.Warn("the finisher on standby is gone; starting another")
+		if sb.spool != nil {
+			sb.spool.Close()
+		}
+		sb.started, sb.spool = false, nil
+	}
+	func() {
 		args := rec.finisherArgs("--after-parent", rec.conn)
 		spool, err := finisher.NewSpool()
 		if err != nil {
@@ -48,10 +62,10 @@ func (rec *recorder) startStandby() bool {
 			}
 			return
 		}
-		rec.standby.started, rec.standby.spool = true, spool
+		sb.started, sb.spool = true, spool
 		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil)
-	})
-	return rec.standby.started
+	}()
+	return sb.started
 }
 
 // handOverEarly hands the connection to the standby finisher (started now if it is not

@@ -61,10 +61,13 @@ func Catalog(cfg *config.Config, self string) (*pluginhost.Catalog, error) {
 	return cat, nil
 }
 
-// Revisions is the config's revisions table without disabled plugins.
+// Revisions is the config's revisions table without disabled plugins. A revision stays in
+// it when its list is (or becomes) empty: the list is what attaches, so an empty one
+// attaches nothing, not the plugins that claim the revision.
 func Revisions(cfg *config.Config) map[string][]string {
 	out := map[string][]string{}
 	for rev, names := range cfg.Revisions {
+		out[rev] = []string{}
 		for _, n := range names {
 			if pc, ok := cfg.Plugins[n]; ok && pc.Disabled {
 				continue

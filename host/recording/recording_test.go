@@ -247,3 +247,27 @@ func TestComponentsStartInOrderStopInReverse(t *testing.T) {
 		t.Errorf("after a failed start: %v, want %v", log, want)
 	}
 }
+
+// TestEmptyRevisionAttachesNothing: a revision listed with no plugins (or only disabled
+// ones) stays in the table, so the routing attaches nothing instead of falling back to
+// the plugins that claim the revision (docs/config.md).
+func TestEmptyRevisionAttachesNothing(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.toml")
+	toml := `[revisions]
+"acp/2@2.0.0-alpha.9" = []
+"acp/1" = ["acpv1"]
+
+[plugins.acpv1]
+disabled = true
+`
+	if err := os.WriteFile(file, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	revs := Revisions(loadConfig(t, file))
+	for _, rev := range []string{"acp/2@2.0.0-alpha.9", "acp/1"} {
+		names, ok := revs[rev]
+		if !ok || len(names) != 0 {
+			t.Errorf("revision %s: %v (listed %v), want listed with no plugins", rev, names, ok)
+		}
+	}
+}

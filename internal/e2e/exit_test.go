@@ -648,3 +648,47 @@ func TestStandbyFinisherLeaves(t *testing.T) {
 		t.Errorf("the finisher logged an error: %s", bad.FindString(log))
 	}
 }
+
+// TestStandbyKilledIsReplaced: the finisher on standby is SIGKILLed during the session; at
+// the exit (behind) record starts another and hands it the spool, so the connection is
+// completed without a lost spool and the outputs are a rebuild's.
+func TestStandbyKilledIsReplaced(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg := gatedConfig(t, gate)
+	root := t.TempDir()
+	killFinishers(t, root)
+	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
+	agent := &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	n := 1
+	poll(t, "the recording to start its finisher on standby", func() bool {
+		if strings.Contains(logText(t, root), "finisher on standby") && len(finishers(root)) == 1 {
+			return true
+		}
+		n++
+		r.converse(agent, promptLine(n, n-1))
+		return false
+	})
+	fin := finishers(root)
+	if err := syscall.Kill(fin[0].pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the standby to be gone", func() bool { return !fin[0].alive() })
+	if code := r.waitExit(); code != 0 {
+		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitMapped(t, []string{"--store", root})
+	log := logText(t, root)
+	for _, want := range []string{"the finisher on standby is gone; starting another", "mapping handed to a finisher", "connection finished"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log does not say %q", want)
+		}
+	}
+	if strings.Contains(log, "handed-over capture lost") {
+		t.Error("the spool was lost with the killed standby")
+	}
+	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
+}
