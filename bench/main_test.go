@@ -28,7 +28,8 @@ import (
 //	ACPTAP_BIN            a prebuilt acptap binary (default: built from this module)
 //	ACPTAP_BENCH_KEEP=1   keep the runs' stores and logs (the directory is printed)
 //	ACPTAP_BENCH_NO_PLUGINS=1  attribution runs: acptap records the wire log but attaches no
-//	                      plugin (a config file with an empty revision table)
+//	                      plugin (a config file that disables acpv2 and aep)
+//	ACPTAP_BENCH_QUEUE_MIB=N  tee.queue_bytes of the recordings, in MiB (default: acptap's)
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
 		return n
@@ -94,10 +95,20 @@ func recordEnv(dir string) []string {
 		return (strings.HasPrefix(kv, "ACPTAP_") && !strings.HasPrefix(kv, "ACPTAP_PROF_")) ||
 			strings.HasPrefix(kv, "XDG_CONFIG_HOME=")
 	})
+	var conf string
 	if os.Getenv("ACPTAP_BENCH_NO_PLUGINS") == "1" {
+		// The plugins disabled by name as well: until 2dfefde an empty
+		// revision list fell back to the plugins' claims (both built-ins were
+		// attached in every such run).
+		conf += "[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n[plugins.acpv2]\ndisabled = true\n[plugins.aep]\ndisabled = true\n"
+	}
+	if mib := envInt("ACPTAP_BENCH_QUEUE_MIB", 0); mib > 0 {
+		conf += fmt.Sprintf("[tee]\nqueue_bytes = %d\n", mib<<20)
+	}
+	if conf != "" {
 		cfg := filepath.Join(dir, "config", "acptap")
 		os.MkdirAll(cfg, 0o700)
-		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n"), 0o600)
+		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(conf), 0o600)
 	}
 	return append(env, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 }

@@ -110,7 +110,8 @@ func (c *chain) wait(b *testing.B) (cpu time.Duration) {
 	return cpu
 }
 
-// recorded is what acptap's log says about a finished recording.
+// recorded is what acptap's log says about a finished recording; Frames
+// and GapFrames are counted in its wire log (wireCounts).
 type recorded struct {
 	Frames    uint64 `json:"frames"`
 	GapFrames uint64 `json:"gap_frames"`
@@ -132,11 +133,46 @@ func readRecorded(b *testing.B, store string) recorded {
 			recorded
 		}
 		if json.Unmarshal(l, &r) == nil && strings.HasPrefix(r.Message, "recording finished") {
+			r.Frames, r.GapFrames = wireCounts(b, store)
 			return r.recorded
 		}
 	}
 	b.Fatalf("no \"recording finished\" in the log:\n%s", data)
 	return recorded{}
+}
+
+// wireCounts counts the frames and the gaps' frames in the store's wire
+// logs once the connection is complete. Record's own log line does not
+// say it all: what the tee had queued when the agent exited is spooled to
+// the finisher, which writes those frames, and the gaps among them, itself.
+func wireCounts(b *testing.B, store string) (frames, gapFrames uint64) {
+	b.Helper()
+	testpeers.WaitMapped(b, store)
+	logs, err := filepath.Glob(filepath.Join(store, "wire", "*.jsonl"))
+	if err != nil || len(logs) == 0 {
+		b.Fatalf("no wire log in %s (%v)", store, err)
+	}
+	for _, path := range logs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			switch {
+			case bytes.HasPrefix(l, []byte(`{"type":"frame"`)):
+				frames++
+			case bytes.HasPrefix(l, []byte(`{"type":"gap"`)):
+				var g struct {
+					Frames uint64 `json:"frames"`
+				}
+				if err := json.Unmarshal(l, &g); err != nil {
+					b.Fatalf("%s: %v", path, err)
+				}
+				gapFrames += g.Frames
+			}
+		}
+	}
+	return frames, gapFrames
 }
 
 // flowResult is one run of one direction.

@@ -28,6 +28,7 @@
 #   BENCH_TABLE_ONLY=1  print the table of an earlier run's BENCH_OUT without running anything
 #   ACPTAP_BIN      a prebuilt acptap binary to measure (default: built from the tree)
 #   ACPTAP_BENCH_NO_PLUGINS=1  attribution: record without attaching any plugin
+#   ACPTAP_BENCH_QUEUE_MIB=N   tee.queue_bytes of the recordings, in MiB (default: acptap's)
 #
 # Quick run:  BENCH_MIB=128 BENCH_UPDATES=100000 BENCH_LAT_N=1000 scripts/bench.sh
 set -euo pipefail

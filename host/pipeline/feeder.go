@@ -79,6 +79,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 
 // run feeds the plugin until capture is done, then finishes the session.
 func (f *feeder) run(ctx context.Context) {
+	defer f.p.lowerFeeder()()
 	defer close(f.done)
 	defer f.leave()
 	defer close(f.mapped)

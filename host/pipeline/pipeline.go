@@ -347,6 +347,7 @@ const maxHeldChunks = 8
 // every line it holds is written and dispatched (dispatch copies the lines a
 // live feeder will keep).
 func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
+	defer p.lowerCapture()()
 	defer close(p.captureDone)
 	split := captured.NewSplitter(p.opts.MaxLine)
 	if p.resume != nil {

@@ -17,4 +17,10 @@
 // runtime creates new threads from a clean template thread when the current
 // one is locked, so nothing else inherits the value). The child runs at the
 // lower priority from its first instruction, every thread of it.
+//
+// LowerThread does the same for a goroutine of this process: it locks the
+// goroutine to its thread for good and renices that thread, which ends with
+// the goroutine. The pipeline runs capture so (at Capture, between the tee
+// and the plugins) and its feeders at the plugins' value, each lowered
+// thread with one more P in GOMAXPROCS while it lives.
 package priority

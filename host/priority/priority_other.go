@@ -17,3 +17,9 @@ func Start(start func() error, _ <-chan struct{}) (reniceErr, err error) {
 func LowerSelf() error {
 	return errors.New("lowering the priority is implemented on Linux only")
 }
+
+// LowerThread is not implemented here: the calling goroutine is not locked
+// and keeps the normal priority.
+func LowerThread(func(own int) int) (release func(), err error) {
+	return func() {}, errors.New("lowering a thread's priority is implemented on Linux only")
+}

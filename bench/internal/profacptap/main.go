@@ -6,6 +6,8 @@
 //	ACPTAP_PROF_DIR=DIR   write DIR/host-<pid>.cpu and DIR/host-<pid>.heap (at exit), and for a
 //	                      built-in plugin DIR/plugin-<pid>.cpu and .heap after ACPTAP_PROF_SECS
 //	ACPTAP_PROF_SECS=N    how long a plugin profiles (default 20; a plugin never exits on its own)
+//	ACPTAP_PROF_TRACE=1   also write an execution trace of the host to DIR/host-<pid>.trace
+//	                      (go tool trace; -pprof=sched shows how long goroutines waited for a P)
 //	ACPTAP_PROF_HEAP_AFTER=D  also write the live heap to DIR/<role>-<pid>.heap-early after the
 //	                      duration D (e.g. 400ms), to see what is held at a peak
 package main
@@ -16,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"time"
 
@@ -41,7 +44,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "profacptap:", err)
 		os.Exit(1)
 	}
+	var tf *os.File
+	if role == "host" && os.Getenv("ACPTAP_PROF_TRACE") == "1" {
+		if tf, err = os.Create(base + ".trace"); err == nil {
+			err = trace.Start(tf)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profacptap:", err)
+			os.Exit(1)
+		}
+	}
 	stop := func() {
+		if tf != nil {
+			trace.Stop()
+			tf.Close()
+		}
 		pprof.StopCPUProfile()
 		f.Close()
 		if h, err := os.Create(base + ".heap"); err == nil {
