@@ -35,8 +35,10 @@ var groupGrace = 500 * time.Millisecond
 // kernel to SIGKILL it if we die, even by SIGKILL.
 //
 // Caveat (golang/go#27505): Linux ties Pdeathsig to the thread that forked, not the process.
-// Go threads only exit when a goroutine ends while locked with runtime.LockOSThread; acptap
-// does not do that, so in practice the signal fires only when acptap itself dies.
+// Go threads exit when a goroutine ends while locked with runtime.LockOSThread, which
+// acptap's lowered goroutines (capture, the feeders: host/priority) do; so the agent is
+// forked from a thread of its own that stays until the agent is reaped (startOnOwnThread),
+// and the signal fires only when acptap itself dies.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

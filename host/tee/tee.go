@@ -104,6 +104,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	}()
 
 	waitErr := cmd.Wait()
+	close(ag.reaped)
 	if ag.relay != nil {
 		ag.relay.stop()
 	}
@@ -163,6 +164,8 @@ type agent struct {
 	out   *os.File // the agent writes, we read
 	relay *signalRelay
 	group *procGroup
+	// reaped is closed once the agent is waited for: the thread that forked it may end.
+	reaped chan struct{}
 }
 
 // start makes the two pipes and starts the agent on them. The agent inherits the pipe ends
@@ -192,7 +195,8 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	if cfg.Signals {
 		relay = newSignalRelay() // before Start: a signal during startup is relayed, not fatal
 	}
-	err = cmd.Start()
+	reaped := make(chan struct{})
+	err = startOnOwnThread(cmd, reaped)
 	inR.Close() // the agent holds its own copies now
 	outW.Close()
 	if err != nil {
@@ -210,5 +214,5 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	if relay != nil {
 		relay.start(group, cfg.Logger.Debug)
 	}
-	return &agent{cmd: cmd, in: inW, out: outR, relay: relay, group: group}, nil
+	return &agent{cmd: cmd, in: inW, out: outR, relay: relay, group: group, reaped: reaped}, nil
 }
