@@ -126,6 +126,10 @@ func servePlugin(name string) int {
 		fmt.Fprintf(os.Stderr, "acptap: no built-in plugin %q\n", name)
 		return ExitUsage
 	}
-	plugin.Serve(f())
+	m := f()
+	if w, ok := m.(interface{ Warm() }); ok {
+		go w.Warm() // what the first frame needs, while the host connects
+	}
+	plugin.Serve(m)
 	return ExitOK
 }

@@ -118,9 +118,9 @@ func TestLiveCaptureAndFeedersRunLowered(t *testing.T) {
 }
 
 // TestCaptureRaisedWhileQueueFull: capture runs below the tee while the tee's queue is
-// less than half full, at the normal priority from the batch after one that found it
+// less than a quarter full, at the normal priority from the batch after one that found it
 // fuller (so a long burst slows the tee instead of overflowing the queue), and below again
-// once the queue is down to an eighth. Seen from the session store capture calls.
+// once the queue is down to a sixteenth. Seen from the session store capture calls.
 func TestCaptureRaisedWhileQueueFull(t *testing.T) {
 	own := niceOf(t)
 	low := priority.CaptureTarget(own)
@@ -150,15 +150,15 @@ func TestCaptureRaisedWhileQueueFull(t *testing.T) {
 		ch.Charge(bound, used)
 		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(int64(n), 0), Chunk: ch}
 	}
-	for _, used := range []int64{100, 600, 600, 100, 100} {
+	for _, used := range []int64{30, 600, 600, 30, 30} {
 		send(used)
 	}
 	close(items)
 	if _, err := p.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	// Observed while taking: 1 at 10 % (low), 2 at 60 % (still low: the switch comes after
-	// its batch), 3 at 60 % (raised), 4 at 10 % (raised: lowered after its batch), 5 (low).
+	// Observed while taking: 1 at 3 % (low), 2 at 60 % (still low: the switch comes after
+	// its batch), 3 at 60 % (raised), 4 at 3 % (raised: lowered after its batch), 5 (low).
 	want := []int{low, low, own, own, low}
 	if len(sessions.nice) != len(want) {
 		t.Fatalf("observed %d sessions (%v), want %d", len(sessions.nice), sessions.nice, len(want))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -71,7 +72,15 @@ type Checker struct {
 	slow     bool                 // tests: no fast decoding or fast check
 	pending  [2]map[string]string // by sender of the request: id → method
 	messages int
-	counts   map[string]int // "<sender> <method> <kind>"
+	counts   map[countKey]int
+	tape     jsonscan.Tape // the message checked (c.mu)
+	calls    map[callKey]*jsonschema.Schema
+}
+
+// countKey counts messages by "<sender> <method> <kind>" (Counts).
+type countKey struct {
+	from         Sender
+	method, kind string
 }
 
 // NewChecker returns a Checker for ACP version v (V1, V1Unstable, V2 or V2Alpha13).
@@ -83,7 +92,7 @@ func NewChecker(v Version) (*Checker, error) {
 	return &Checker{
 		schema:  cs,
 		pending: [2]map[string]string{{}, {}},
-		counts:  map[string]int{},
+		counts:  map[countKey]int{},
 	}, nil
 }
 
@@ -106,36 +115,41 @@ func (c *Checker) SetTolerant(on bool) {
 // then the schema's top-level union (which validates the payload again,
 // most of the cost of a check) can be skipped. Extension methods, errors
 // and responses to unknown requests get the full envelope check.
-func (c *Checker) lightEnvelope(obj map[string]any) bool {
-	if obj["jsonrpc"] != "2.0" {
+func (c *Checker) lightEnvelope(obj fval, m method) bool {
+	if v, ok := obj.member("jsonrpc"); !ok || !v.isText("2.0") {
 		return false
 	}
-	for k := range obj {
-		switch k {
-		case "jsonrpc", "id", "method", "params", "result":
+	if !obj.envelopeKeysOnly() {
+		return false
+	}
+	id, hasID := obj.member("id")
+	if hasID {
+		switch id.typ() {
+		case tString, tNumber, tNull:
 		default:
 			return false
 		}
 	}
-	if id, ok := obj["id"]; ok {
-		switch id.(type) {
-		case string, json.Number, nil:
-		default:
+	if m.present {
+		if !m.isString {
 			return false
 		}
-	}
-	if m, ok := obj["method"]; ok {
-		method, ok := m.(string)
-		if !ok || strings.HasPrefix(method, "_") || strings.HasPrefix(method, "$/") {
+		if strings.HasPrefix(m.name, "_") || strings.HasPrefix(m.name, "$/") {
 			return false
 		}
-		if _, isResult := obj["result"]; isResult {
+		if _, isResult := obj.member("result"); isResult {
 			return false
 		}
 		return true
 	}
-	_, isResult := obj["result"]
-	return isResult && obj["id"] != nil
+	_, isResult := obj.member("result")
+	return isResult && hasID && !id.isNull()
+}
+
+// method is a message's method member.
+type method struct {
+	present, isString bool
+	name              string
 }
 
 // Error is a message that does not conform. Msg is short: the JSON
@@ -163,7 +177,7 @@ func (c *Checker) Counts() map[string]int {
 	defer c.mu.Unlock()
 	out := make(map[string]int, len(c.counts))
 	for k, v := range c.counts {
-		out[k] = v
+		out[k.from.String()+" "+k.method+" "+k.kind] += v
 	}
 	return out
 }
@@ -171,7 +185,18 @@ func (c *Checker) Counts() map[string]int {
 // Check validates one wire line (a JSON-RPC message or, in v2, a batch)
 // written by from. It returns nil when the line conforms, else an *Error.
 func (c *Checker) Check(from Sender, line []byte) error {
-	if err := c.check(from, line); err != nil {
+	return asError(c.check(from, line))
+}
+
+// CheckParsed is Check for a line the caller has parsed into t
+// (t.Parse(line) returned true, t.B is line): the checker reads t instead
+// of parsing the line again, so that the caller can map from the same tape.
+func (c *Checker) CheckParsed(from Sender, line []byte, t *jsonscan.Tape) error {
+	return asError(c.checkTape(from, line, t))
+}
+
+func asError(err error) error {
+	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			return e
@@ -181,10 +206,18 @@ func (c *Checker) Check(from Sender, line []byte) error {
 	return nil
 }
 
-func (c *Checker) check(from Sender, line []byte) error {
+func (c *Checker) check(from Sender, line []byte) error { return c.checkTape(from, line, nil) }
+
+// checkTape checks line; t is line's tape, or nil to parse it here.
+func (c *Checker) checkTape(from Sender, line []byte, t *jsonscan.Tape) error {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return errors.New("message contains a newline")
+	}
+	if !c.slow {
+		if ok, err := c.checkOnTape(from, line, t); ok {
+			return err
+		}
 	}
 	inst, ok := any(nil), false
 	if !c.slow {
@@ -209,7 +242,7 @@ func (c *Checker) check(from Sender, line []byte) error {
 		var msgs []string
 		var bad []int
 		for i, m := range arr {
-			if err := c.checkOne(from, m); err != nil {
+			if err := c.checkOne(from, fval{v: m}); err != nil {
 				bad = append(bad, i)
 				msgs = append(msgs, fmt.Sprintf("batch entry %d: %v", i, err))
 			}
@@ -219,35 +252,63 @@ func (c *Checker) check(from Sender, line []byte) error {
 		}
 		return &Error{Entries: bad, Msg: strings.Join(msgs, "; ")}
 	}
-	return c.checkOne(from, inst)
+	return c.checkOne(from, fval{v: inst})
 }
 
-func (c *Checker) checkOne(from Sender, inst any) error {
-	c.messages++
-	obj, ok := inst.(map[string]any)
-	if !ok {
-		return fmt.Errorf("message is a %T, not an object", inst)
+// checkOnTape checks a message (an object) on its tape: t, or the
+// checker's own parsed from line; false when the tape does not take the
+// line (a batch, or what Tape.Parse refuses: the caller decodes it).
+func (c *Checker) checkOnTape(from Sender, line []byte, t *jsonscan.Tape) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t == nil {
+		t = &c.tape
+		defer t.Release() // the caller's line is not kept (before the unlock: deferred later)
+		if !t.Parse(line) {
+			return false, nil
+		}
 	}
-	if !c.tolerant || !c.lightEnvelope(obj) {
+	if t.Root().C < 0 || t.B[t.Root().V0] != '{' {
+		return false, nil
+	}
+	return true, c.checkOne(from, fval{t: t, e: t.Root()})
+}
+
+func (c *Checker) checkOne(from Sender, obj fval) error {
+	c.messages++
+	if obj.typ() != tObject {
+		return fmt.Errorf("message is a %T, not an object", obj.v)
+	}
+	inst := obj
+	var m method
+	if v, ok := obj.member("method"); ok {
+		m.present = true
+		if v.typ() == tString {
+			m.name, m.isString = v.text(), true
+		}
+	}
+	if !c.tolerant || !c.lightEnvelope(obj, m) {
 		if err := c.validate(c.schema.envelope[from], inst); err != nil {
 			return fmt.Errorf("%s message envelope: %s", from, short(err))
 		}
 	}
-	method, hasMethod := obj["method"].(string)
-	rawID, hasID := obj["id"]
-	id := idKey(rawID)
+	method, hasMethod := m.name, m.isString
+	rawID, hasID := obj.member("id")
+	params, _ := obj.member("params")
 	switch {
 	case hasMethod && hasID:
-		c.counts[from.String()+" "+method+" request"]++
+		id := rawID.idKey()
+		c.counts[countKey{from, method, "request"}]++
 		if _, dup := c.pending[from][id]; dup && !c.tolerant {
 			return fmt.Errorf("%s request id %s reused while still pending", from, id)
 		}
 		c.pending[from][id] = method
-		return c.checkPayload(from.receiver(), method, "request", obj["params"], "params")
+		return c.checkPayload(from.receiver(), method, "request", params, "params")
 	case hasMethod:
-		c.counts[from.String()+" "+method+" notification"]++
-		return c.checkPayload(from.receiver(), method, "notification", obj["params"], "params")
+		c.counts[countKey{from, method, "notification"}]++
+		return c.checkPayload(from.receiver(), method, "notification", params, "params")
 	case hasID:
+		id := rawID.idKey()
 		reqMethod, ok := c.pending[from.other()][id]
 		if !ok {
 			if c.tolerant {
@@ -260,25 +321,48 @@ func (c *Checker) checkOne(from Sender, inst any) error {
 			return fmt.Errorf("%s response to unknown %s request id %s", from, from.other(), id)
 		}
 		delete(c.pending[from.other()], id)
-		if _, isErr := obj["error"]; isErr {
-			c.counts[from.String()+" "+reqMethod+" error"]++
+		if _, isErr := obj.member("error"); isErr {
+			c.counts[countKey{from, reqMethod, "error"}]++
 			return nil
 		}
-		c.counts[from.String()+" "+reqMethod+" response"]++
+		c.counts[countKey{from, reqMethod, "response"}]++
 		// The response definition is bound to the side that handled the request.
-		return c.checkPayload(from.String(), reqMethod, "response", obj["result"], "result")
+		result, _ := obj.member("result")
+		return c.checkPayload(from.String(), reqMethod, "response", result, "result")
 	default:
 		return errors.New("message has neither method nor id")
 	}
 }
 
-func (c *Checker) checkPayload(side, method, what string, v any, field string) error {
+// callKey names the definition of a call's payload.
+type callKey struct{ side, method, what string }
+
+// maxCalls bounds the definitions a Checker remembers by callKey.
+const maxCalls = 1024
+
+// call is the definition of what's payload of method handled by side (nil: none).
+func (c *Checker) call(side, method, what string) *jsonschema.Schema {
+	k := callKey{side, method, what}
+	if sch, ok := c.calls[k]; ok {
+		return sch
+	}
 	sch := c.schema.calls[side+"|"+method+"|"+what]
 	if sch == nil {
 		if method == "$/cancel_request" {
 			sch = c.schema.calls["protocol|"+method+"|"+what]
 		}
 	}
+	if len(c.calls) < maxCalls {
+		if c.calls == nil {
+			c.calls = map[callKey]*jsonschema.Schema{}
+		}
+		c.calls[k] = sch
+	}
+	return sch
+}
+
+func (c *Checker) checkPayload(side, method, what string, v fval, field string) error {
+	sch := c.call(side, method, what)
 	if sch == nil {
 		if strings.HasPrefix(method, "_") {
 			return nil // extension method: only the envelope is defined
@@ -286,11 +370,9 @@ func (c *Checker) checkPayload(side, method, what string, v any, field string) e
 		return fmt.Errorf("%s %q is not an ACP v%d method handled by the %s", what, method, c.schema.version.Protocol(), side)
 	}
 	if method == "session/update" && what == "notification" {
-		if p, ok := v.(map[string]any); ok {
-			if u, ok := p["update"].(map[string]any); ok {
-				if kind, ok := u["sessionUpdate"].(string); ok && c.schema.updates[kind] != nil {
-					sch = c.schema.updates[kind]
-				}
+		if u, ok := v.member("update"); ok && u.typ() == tObject {
+			if kind, ok := u.str("sessionUpdate"); ok && c.schema.updates[kind] != nil {
+				sch = c.schema.updates[kind]
 			}
 		}
 	}
@@ -303,13 +385,20 @@ func (c *Checker) checkPayload(side, method, what string, v any, field string) e
 // validate validates v against sch: the fast check first, and jsonschema
 // itself unless the fast check is sure v is valid (so every error is
 // jsonschema's). c.mu is held.
-func (c *Checker) validate(sch *jsonschema.Schema, v any) error {
+func (c *Checker) validate(sch *jsonschema.Schema, v fval) error {
 	if !c.slow {
-		if n := c.schema.fast[sch]; n != nil && c.fast.valid(n, v) == yes {
-			return nil
+		if n := c.schema.fast[sch]; n != nil {
+			c.fast.stack, c.fast.base, c.fast.depth = c.fast.stack[:0], 0, 0
+			if c.fast.apply(n, v) == yes {
+				return nil
+			}
 		}
 	}
-	return sch.Validate(v)
+	inst, err := v.decoded()
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return sch.Validate(inst)
 }
 
 func idKey(v any) string {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 // maxDecodeDepth bounds the nesting decodeJSON follows; deeper input is
@@ -335,44 +337,14 @@ func interned() *internTable {
 	return &internTab
 }
 
-// number scans a JSON number (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)
-// and returns its text as a json.Number.
+// number scans a JSON number (jsonscan.NumberEnd) and returns its text as
+// a json.Number.
 func (d *jsonDecoder) number() (any, bool) {
-	b, i := d.b, d.i
-	start := i
-	if b[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		digits()
-	default:
+	start := d.i
+	end, ok := jsonscan.NumberEnd(d.b, d.i)
+	if !ok {
 		return nil, false
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
-	}
-	d.i = i
-	return json.Number(b[start:i]), true
+	d.i = end
+	return json.Number(d.b[start:end]), true
 }

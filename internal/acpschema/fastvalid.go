@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -90,6 +91,42 @@ type fnode struct {
 	exMinimum *big.Rat
 	exMaximum *big.Rat
 	numeric   bool // any of the four number bounds
+
+	// Shortcuts (fastSchemas.finish): onlyTypes, a node whose only keyword
+	// is a type (not integer), so it holds exactly when the value's type
+	// bit is in it; alias, the node a node whose only keyword is a $ref
+	// stands for (following such refs).
+	onlyTypes uint8
+	alias     *fnode
+}
+
+// bare reports whether n has no keyword but type and $ref.
+func (n *fnode) bare() bool {
+	return !n.unsupported && n.boolean == unsure && !n.hasEq && n.format == nil && n.not == nil &&
+		len(n.allOf) == 0 && len(n.anyOf) == 0 && len(n.oneOf) == 0 && n.ifN == nil &&
+		len(n.props) == 0 && len(n.required) == 0 && n.addl == yes && n.minProps == 0 && n.maxProps < 0 &&
+		n.minItems == 0 && n.maxItems < 0 && len(n.prefix) == 0 && n.items == nil &&
+		n.minLen == 0 && n.maxLen < 0 && n.pattern == nil && !n.numeric
+}
+
+func (n *fnode) refOnly() bool { return n.ref != nil && n.types == 0 && n.bare() }
+
+// finish computes the nodes' shortcuts, once all are built.
+func (fs fastSchemas) finish() {
+	for _, n := range fs {
+		if n.ref == nil && n.types != 0 && n.types&tInteger == 0 && n.bare() {
+			n.onlyTypes = n.types
+		}
+	}
+	for _, n := range fs {
+		t := n
+		for i := 0; t.refOnly() && i < 64; i++ {
+			t = t.ref
+		}
+		if t != n && !t.refOnly() {
+			n.alias = t
+		}
+	}
 }
 
 type prop struct {
@@ -264,11 +301,30 @@ const maxFastDepth = 2000
 // decodes (map[string]any, []any, string, json.Number, bool, nil).
 func (f *fastCheck) valid(n *fnode, v any) tri {
 	f.stack, f.base, f.depth = f.stack[:0], 0, 0
-	return f.apply(n, v)
+	return f.apply(n, fval{v: v})
+}
+
+// validTape evaluates n against the value e of t, not decoded (rawval.go):
+// the answer valid gives for the value jsonschema.UnmarshalJSON decodes
+// from it, or unsure.
+func (f *fastCheck) validTape(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
+	f.stack, f.base, f.depth = f.stack[:0], 0, 0
+	return f.apply(n, fval{t: t, e: e})
 }
 
 // at applies n to v, a value at a new instance location (a member or an item).
-func (f *fastCheck) at(n *fnode, v any) tri {
+func (f *fastCheck) at(n *fnode, v fval) tri {
+	if n.alias != nil {
+		n = n.alias
+	}
+	if n.onlyTypes != 0 {
+		if t := v.typ(); t != 0 {
+			if n.onlyTypes&t != 0 {
+				return yes
+			}
+			return no
+		}
+	}
 	saved := f.base
 	f.base = len(f.stack)
 	r := f.apply(n, v)
@@ -277,7 +333,10 @@ func (f *fastCheck) at(n *fnode, v any) tri {
 	return r
 }
 
-func (f *fastCheck) apply(n *fnode, v any) tri {
+func (f *fastCheck) apply(n *fnode, v fval) tri {
+	if n.alias != nil {
+		n = n.alias
+	}
 	if n.boolean != unsure {
 		return n.boolean
 	}
@@ -311,15 +370,16 @@ func and(a, b tri) tri {
 	return yes
 }
 
-func (f *fastCheck) keywords(n *fnode, v any) tri {
+func (f *fastCheck) keywords(n *fnode, v fval) tri {
 	r := yes
+	t := v.typ()
 	if n.types != 0 {
-		switch t := typeBit(v); {
+		switch {
 		case t == 0:
 			return unsure
 		case n.types&t != 0:
 		case t == tNumber && n.types&tInteger != 0:
-			switch isInteger(v.(json.Number)) {
+			switch isInteger(v.number()) {
 			case no:
 				return no
 			case unsure:
@@ -332,7 +392,7 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 	if n.hasEq {
 		eq := no
 		for _, c := range n.consts {
-			switch equal(v, c) {
+			switch v.equal(c) {
 			case yes:
 				eq = yes
 			case unsure:
@@ -349,7 +409,11 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 		}
 	}
 	if n.format != nil {
-		if n.format(v) != nil {
+		s, ok := v.scalar()
+		if !ok {
+			return unsure
+		}
+		if n.format(s) != nil {
 			return no
 		}
 	}
@@ -358,16 +422,16 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 			return no
 		}
 	}
-	switch v := v.(type) {
-	case map[string]any:
+	switch t {
+	case tObject:
 		r = and(r, f.object(n, v))
-	case []any:
+	case tArray:
 		r = and(r, f.array(n, v))
-	case string:
+	case tString:
 		r = and(r, f.string(n, v))
-	case json.Number:
+	case tNumber:
 		if n.numeric {
-			r = and(r, numberBounds(n, v))
+			r = and(r, numberBounds(n, v.number()))
 		}
 	}
 	if r == no {
@@ -441,7 +505,11 @@ func (f *fastCheck) keywords(n *fnode, v any) tri {
 	return r
 }
 
-func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
+func (f *fastCheck) object(n *fnode, v fval) tri {
+	if v.t != nil {
+		return f.tapeObject(n, v.t, v.e)
+	}
+	obj := v.v.(map[string]any)
 	if len(obj) < n.minProps || (n.maxProps >= 0 && len(obj) > n.maxProps) {
 		return no
 	}
@@ -456,7 +524,7 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 		// (cheaper than walking the map).
 		for _, p := range n.propList {
 			if v, ok := obj[p.name]; ok {
-				if r = and(r, f.at(p.node, v)); r == no {
+				if r = and(r, f.at(p.node, fval{v: v})); r == no {
 					return no
 				}
 			}
@@ -465,13 +533,13 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 	}
 	for k, v := range obj {
 		if p, ok := n.props[k]; ok {
-			r = and(r, f.at(p, v))
+			r = and(r, f.at(p, fval{v: v}))
 		} else {
 			switch n.addl {
 			case no:
 				return no
 			case unsure:
-				r = and(r, f.at(n.addlN, v))
+				r = and(r, f.at(n.addlN, fval{v: v}))
 			}
 		}
 		if r == no {
@@ -481,17 +549,18 @@ func (f *fastCheck) object(n *fnode, obj map[string]any) tri {
 	return r
 }
 
-func (f *fastCheck) array(n *fnode, arr []any) tri {
-	if len(arr) < n.minItems || (n.maxItems >= 0 && len(arr) > n.maxItems) {
+func (f *fastCheck) array(n *fnode, v fval) tri {
+	l := v.items()
+	if l < n.minItems || (n.maxItems >= 0 && l > n.maxItems) {
 		return no
 	}
 	r := yes
-	for i, v := range arr {
+	for i := range l {
 		switch {
 		case i < len(n.prefix):
-			r = and(r, f.at(n.prefix[i], v))
+			r = and(r, f.at(n.prefix[i], v.item(i)))
 		case n.items != nil:
-			r = and(r, f.at(n.items, v))
+			r = and(r, f.at(n.items, v.item(i)))
 		default:
 			return r
 		}
@@ -502,7 +571,11 @@ func (f *fastCheck) array(n *fnode, arr []any) tri {
 	return r
 }
 
-func (f *fastCheck) string(n *fnode, s string) tri {
+func (f *fastCheck) string(n *fnode, v fval) tri {
+	if n.minLen <= 0 && n.maxLen < 0 && n.pattern == nil {
+		return yes
+	}
+	s := v.text()
 	if n.minLen > 0 || n.maxLen >= 0 {
 		l := utf8.RuneCountInString(s)
 		if l < n.minLen || (n.maxLen >= 0 && l > n.maxLen) {

@@ -201,6 +201,7 @@ func compileSchema(v Version) (*compiledSchema, error) {
 			cs.fast.node(s)
 		}
 	}
+	cs.fast.finish()
 	return cs, nil
 }
 

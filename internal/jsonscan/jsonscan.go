@@ -34,13 +34,7 @@ func SkipSpace(b []byte, i int) int {
 // end or holds a raw control character.
 func StringEnd(b []byte, i int) (end int, ok bool) {
 	for j := i + 1; j < len(b); j++ {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character (a block that may hold one is looked at byte
-		// by byte below).
-		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
-			j += 8
-		}
-		if j >= len(b) {
+		if j = skipPlain(b, j); j >= len(b) {
 			break
 		}
 		switch c := b[j]; {
@@ -53,6 +47,16 @@ func StringEnd(b []byte, i int) (end int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// skipPlain skips bytes of a string from b[j] eight at a time while none
+// is a quote, a backslash or a control character (a block that may hold
+// one is left to be looked at byte by byte).
+func skipPlain(b []byte, j int) int {
+	for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+		j += 8
+	}
+	return j
 }
 
 // special8 reports whether one of the eight bytes of x may be '"', '\\' or
@@ -220,6 +224,14 @@ func Unquote(body []byte) (s string, ok bool) {
 // control character, a bare quote).
 func unescape(dst, body []byte) ([]byte, bool) {
 	for r := 0; r < len(body); {
+		// A run of printable ASCII other than '"' and '\\', eight bytes at a time.
+		if j := r; j+8 <= len(body) && ascii8(binary.LittleEndian.Uint64(body[j:])) {
+			for j += 8; j+8 <= len(body) && ascii8(binary.LittleEndian.Uint64(body[j:])); j += 8 {
+			}
+			dst = append(dst, body[r:j]...)
+			r = j
+			continue
+		}
 		c := body[r]
 		switch {
 		case c == '\\':
@@ -273,6 +285,10 @@ func unescape(dst, body []byte) ([]byte, bool) {
 	return dst, true
 }
 
+// ascii8 reports whether the eight bytes of x are all printable ASCII
+// other than '"' and '\\' (special8 false, and no byte beyond ASCII).
+func ascii8(x uint64) bool { return x&0x8080808080808080 == 0 && !special8(x) }
+
 // getu4 decodes \uXXXX at the start of b; -1 when there is none.
 func getu4(b []byte) rune {
 	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
@@ -305,6 +321,23 @@ func String(raw []byte) (string, bool) {
 		return "", false
 	}
 	return Unquote(raw[1 : len(raw)-1])
+}
+
+// AppendString appends the text of raw, a JSON string value (with its
+// quotes), to dst as String decodes it; on false dst is to be dropped.
+func AppendString(dst, raw []byte) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return dst, false
+	}
+	if end, ok := StringEnd(raw, 0); !ok || end != len(raw) {
+		return dst, false
+	}
+	body := raw[1 : len(raw)-1]
+	if plain(body) {
+		return append(dst, body...), true
+	}
+	return unescape(dst, body)
 }
 
 // plain reports whether body needs no decoding: no escape, no control

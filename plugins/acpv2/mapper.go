@@ -3,6 +3,7 @@ package acpv2
 import (
 	"context"
 
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/internal/release"
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
@@ -27,6 +28,10 @@ var _ sdk.Mapper = mapper{}
 
 // New returns the ACP v2 → ASR mapper.
 func New() sdk.Mapper { return mapper{} }
+
+// Warm compiles the ACP schema the check needs (once per process), so that
+// a plugin process does it while the host connects, not on the first frame.
+func (mapper) Warm() { _, _ = acpschema.NewChecker(acpschema.V2) }
 
 // Info describes the plugin.
 func (mapper) Info(context.Context) (sdk.Info, error) {

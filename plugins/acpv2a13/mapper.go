@@ -34,6 +34,9 @@ var _ sdk.Mapper = mapper{}
 // New returns the ACP v2 (2.0.0-alpha.13) → ASR mapper.
 func New() sdk.Mapper { return mapper{} }
 
+// Warm compiles the draft's schema (acpv2's Warm).
+func (mapper) Warm() { _, _ = acpschema.NewChecker(acpschema.V2Alpha13) }
+
 // Info describes the plugin.
 func (mapper) Info(context.Context) (sdk.Info, error) {
 	return sdk.Info{

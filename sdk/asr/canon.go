@@ -2,6 +2,7 @@ package asr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -110,6 +111,12 @@ func canonString(dst, q []byte) []byte {
 // invalid UTF-8, U+2028 and U+2029.
 func plainString(s []byte) bool {
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 || c == '\\' || c == '"' {
@@ -127,6 +134,14 @@ func plainString(s []byte) bool {
 	return true
 }
 
+// plain8 reports whether none of the eight bytes of x is a control
+// character, '"', '\\' or beyond ASCII.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return x&highs == 0 && (x-0x20*ones)&^x&highs == 0 && zero(x^('"'*ones)) == 0 && zero(x^('\\'*ones)) == 0
+}
+
 // encodeString appends s as encoding/json writes a string without HTML
 // escaping.
 func encodeString(dst []byte, s string) []byte {
@@ -134,6 +149,15 @@ func encodeString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while all are printable ASCII other than
+		// '"' and '\\' (copied as they are).
+		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++

@@ -90,6 +90,18 @@ func FormatTime(t time.Time) string {
 // Marshal encodes v as one JSON line without LF: struct fields in order,
 // map keys sorted, and no HTML escaping (text stays as received).
 func Marshal(v any) ([]byte, error) {
+	buf := canonPool.Get().(*[]byte)
+	if line, ok := encode((*buf)[:0], v); ok {
+		out := bytes.Clone(line)
+		recycle(buf, line)
+		return out, nil
+	}
+	canonPool.Put(buf)
+	return marshalJSON(v)
+}
+
+// marshalJSON is Marshal by encoding/json alone.
+func marshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -33,19 +33,60 @@ func RecordFingerprint(line []byte, omit ...string) (Fingerprint, error) {
 		err := json.Unmarshal(line, &v) // for its message
 		return 0, fmt.Errorf("asr: fingerprint: %w", err)
 	}
+	return fingerprint(line, omit)
+}
+
+// FingerprintOf is RecordFingerprint(Marshal(rec), omit...), and Marshal's
+// error: the canonical form is encoded from rec directly (encode.go), not
+// parsed back from its line.
+func FingerprintOf(rec any, omit ...string) (Fingerprint, error) {
+	drop := dropped(omit)
+	buf := canonPool.Get().(*[]byte)
+	if b, ok := encodeAs((*buf)[:0], rec, true, drop); ok && len(b) > 0 && b[0] == '{' {
+		return sum(buf, append(b, '\n')), nil
+	}
+	canonPool.Put(buf)
+	line, err := Marshal(rec)
+	if err != nil {
+		return 0, err
+	}
+	return fingerprint(line, omit)
+}
+
+func dropped(omit []string) []string {
+	if len(omit) > 0 {
+		return append(slices.Clip(identityFields), omit...)
+	}
+	return identityFields
+}
+
+// fingerprint is RecordFingerprint of line, valid JSON.
+func fingerprint(line []byte, omit []string) (Fingerprint, error) {
 	if t := bytes.TrimLeft(line, " \t\r\n"); t[0] != '{' {
 		return 0, fmt.Errorf("asr: fingerprint: not an object")
 	}
-	drop := identityFields
-	if len(omit) > 0 {
-		drop = append(slices.Clip(identityFields), omit...)
-	}
 	buf := canonPool.Get().(*[]byte)
-	b := append(canonical((*buf)[:0], line, drop), '\n')
-	sum := sha256.Sum256(b)
+	return sum(buf, append(canonical((*buf)[:0], line, dropped(omit)), '\n')), nil
+}
+
+// sum digests the canonical form b, written into *buf, and recycles buf.
+func sum(buf *[]byte, b []byte) Fingerprint {
+	d := sha256.Sum256(b)
+	recycle(buf, b)
+	return Fingerprint(binary.BigEndian.Uint64(d[:8]))
+}
+
+// recycle puts buf back in canonPool, holding b (not when b is large: a
+// long session's largest record is not kept for the rest of it).
+func recycle(buf *[]byte, b []byte) {
+	if cap(b) > 1<<20 {
+		b = (*buf)[:0]
+		if cap(b) > 1<<20 {
+			return
+		}
+	}
 	*buf = b
 	canonPool.Put(buf)
-	return Fingerprint(binary.BigEndian.Uint64(sum[:8])), nil
 }
 
 // canonPool recycles the buffers canonical forms are written into.

@@ -119,7 +119,7 @@ func (s *stream) compactionUpdate(f *sdk.Frame, u obj) bool {
 	case isNull:
 		c.err = nil
 	case valid:
-		c.err = compact(u["error"])
+		c.err = compact(u.raw("error"))
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, what+": error is not a string", "error unchanged")
 	}
@@ -134,12 +134,12 @@ func (s *stream) compactionUpdate(f *sdk.Frame, u obj) bool {
 // in-progress compaction.
 func (s *stream) compactionChunk(f *sdk.Frame, u obj) bool {
 	id, st := u.str("compactionId")
-	if st != valid || blockProblem(u["content"]) != "" {
+	if st != valid || blockProblem(u.raw("content")) != "" {
 		s.c.diag(sdk.SeverityWarning, s.id, "compaction_summary_chunk: compactionId or content block missing", "kept as an audit record")
 		return false
 	}
 	_, c := s.compactionEntity(id, f)
-	c.summary.chunk(u["content"])
+	c.summary.chunk(u.raw("content"))
 	c.hasSummary, c.chunked = true, true
 	return true
 }

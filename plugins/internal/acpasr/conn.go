@@ -34,6 +34,7 @@ type conn struct {
 	agent      *agentInfo
 	gap        bool         // a capture gap was seen on this connection
 	schema     *schemaCheck // nil until the first line frame Map checks
+	ft         frameTape    // the frame being mapped, parsed (tape.go)
 	ord        uint64
 	cur        *sdk.Frame
 	hint       Hint      // the current frame's, when a translator made it
@@ -97,6 +98,7 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil // do not keep the caller's frames alive
+	c.ft.release()
 	return c.take(), nil
 }
 
@@ -232,7 +234,16 @@ func (c *conn) frame(f *sdk.Frame) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
-	m, err := parseRPCChecked(f, data, c.schema != nil && c.schema.conforming == f)
+	var m rpcMsg
+	var err error
+	if !c.ft.holds(f, data) && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0]) {
+		c.ft.parse(f) // the schema check is off, or the frame came another way
+	}
+	if c.ft.holds(f, data) {
+		m, err = parseRPCTape(&c.ft, data)
+	} else {
+		m, err = parseRPCChecked(f, data, c.schema != nil && c.schema.conforming == f)
+	}
 	if err != nil {
 		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -29,9 +30,16 @@ func (b *blocks) set(items []json.RawMessage) {
 
 // push appends a whole block.
 func (b *blocks) push(x json.RawMessage) {
+	o, _ := parseObj(x)
+	b.pushOf(x, o)
+}
+
+// pushOf is push of x, parsed as o (nil: not an object).
+func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
-	if t, ok := plainText(x); ok {
-		b.open, b.text, b.orig = true, []byte(t), x
+	if v, ok := plainTextOf(o); ok {
+		t, _ := jsonscan.AppendString(nil, v)
+		b.open, b.text, b.orig = true, t, x
 		return
 	}
 	b.done = append(b.done, compact(x))
@@ -39,12 +47,18 @@ func (b *blocks) push(x json.RawMessage) {
 
 // chunk appends a chunk's block.
 func (b *blocks) chunk(x json.RawMessage) {
-	if t, ok := plainText(x); ok && b.open {
-		b.text = append(b.text, t...)
+	o, _ := parseObj(x)
+	b.chunkOf(x, o)
+}
+
+// chunkOf is chunk of x, parsed as o (nil: not an object).
+func (b *blocks) chunkOf(x json.RawMessage, o obj) {
+	if v, ok := plainTextOf(o); ok && b.open {
+		b.text, _ = jsonscan.AppendString(b.text, v)
 		b.orig = nil
 		return
 	}
-	b.push(x)
+	b.pushOf(x, o)
 }
 
 func (b *blocks) close() {
@@ -77,15 +91,27 @@ func (b *blocks) empty() bool { return len(b.done) == 0 && !b.open }
 
 // plainText reports whether x is exactly {"type":"text","text":…}.
 func plainText(x json.RawMessage) (string, bool) {
-	o, ok := parseObj(x)
-	if !ok || len(o) != 2 {
+	o, _ := parseObj(x)
+	v, ok := plainTextOf(o)
+	if !ok {
 		return "", false
 	}
-	if t, st := o.str("type"); st != valid || t != "text" {
-		return "", false
+	return asString(v)
+}
+
+// plainTextOf is plainText for a block parsed as o (nil: not an object):
+// the text member's value as written.
+func plainTextOf(o obj) (json.RawMessage, bool) {
+	if len(o) != 2 {
+		return nil, false
 	}
-	text, st := o.str("text")
-	return text, st == valid
+	if t, st := o.member("type"); st != valid || (string(t) != `"text"` && !o.strIs("type", "text")) {
+		return nil, false
+	}
+	if o.strState("text") != valid {
+		return nil, false
+	}
+	return o.raw("text"), true
 }
 
 // textPart builds {"type":<typ>,"text":<text>} ("text", "reasoning").
@@ -117,6 +143,11 @@ func blockProblem(x json.RawMessage) string {
 	if !ok {
 		return "not an object"
 	}
+	return blockProblemOf(o)
+}
+
+// blockProblemOf is blockProblem for a block parsed as o.
+func blockProblemOf(o obj) string {
 	typ, st := o.str("type")
 	if st != valid || typ == "" {
 		return "no type"
@@ -128,7 +159,7 @@ func blockProblem(x json.RawMessage) string {
 	}
 	need := func(keys ...string) string {
 		for _, k := range keys {
-			if _, st := o.str(k); st != valid {
+			if o.strState(k) != valid {
 				return typ + " block without a string " + k
 			}
 		}
@@ -136,7 +167,7 @@ func blockProblem(x json.RawMessage) string {
 	}
 	optional := func(keys ...string) string {
 		for _, k := range keys {
-			if _, st := o.str(k); st == invalid {
+			if o.strState(k) == invalid {
 				return typ + " block with a " + k + " that is not a string"
 			}
 		}
@@ -165,12 +196,10 @@ func blockProblem(x json.RawMessage) string {
 		if st != valid {
 			return "resource block without a resource object"
 		}
-		if _, st := r.str("uri"); st != valid {
+		if r.strState("uri") != valid {
 			return "resource without a string uri"
 		}
-		_, tst := r.str("text")
-		_, bst := r.str("blob")
-		_, mst := r.str("mimeType")
+		tst, bst, mst := r.strState("text"), r.strState("blob"), r.strState("mimeType")
 		switch {
 		case tst == invalid || tst == isNull || bst == invalid || bst == isNull:
 			return "resource text or blob is not a string"

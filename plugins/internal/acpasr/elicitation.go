@@ -71,7 +71,7 @@ func (c *conn) elicitationAsked(f *sdk.Frame, m rpcMsg) *pending {
 	s.patchStr(what, m.params, "url", &el.url)
 	s.patchStr(what, m.params, "toolCallId", &el.callID)
 	if _, st := m.params.object("requestedSchema"); st == valid {
-		el.schema = compact(m.params["requestedSchema"])
+		el.schema = compact(m.params.raw("requestedSchema"))
 	}
 	return &pending{s: s, ent: e}
 }
@@ -103,7 +103,7 @@ func (c *conn) elicitationAnswered(f *sdk.Frame, m rpcMsg, q *pending) {
 			c.diag(sdk.SeverityWarning, s.id, "elicitation response with an unknown action", strconv.Quote(action)+" recorded as status unknown")
 		}
 		if _, st := m.result.object("content"); st == valid && action == "accept" && el.mode == "form" {
-			el.response = compact(m.result["content"])
+			el.response = compact(m.result.raw("content"))
 		}
 	}
 	s.emit(e)

@@ -270,12 +270,7 @@ func (s *stream) writeParts(e *entity) {
 	var todos []todo
 	var cats []string
 	for _, p := range e.b.parts(s) {
-		line, err := asr.Marshal(p.rec)
-		if err != nil {
-			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
-			continue
-		}
-		fp, err := asr.RecordFingerprint(line)
+		fp, err := asr.FingerprintOf(p.rec)
 		if err != nil {
 			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 			continue

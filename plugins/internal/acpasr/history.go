@@ -502,16 +502,11 @@ func isResumed(rec asr.Record) bool {
 // content writes an audit-only record or a notice. Inside a replay, one
 // whose content the stream already has is not written again (ASR-717).
 func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
-	line, err := asr.Marshal(rec)
-	if err != nil {
-		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
-		return
-	}
 	var omit []string
 	if m, ok := rec.(*asr.Message); ok && m.IDSource == "derived" {
 		omit = []string{"messageId"} // a notice's id is derived from its frame
 	}
-	fp, err := asr.RecordFingerprint(line, omit...)
+	fp, err := asr.FingerprintOf(rec, omit...)
 	if err != nil {
 		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 		return

@@ -113,7 +113,7 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, raw json.RawMe
 	}
 	chunk := kind == "session_message_chunk"
 	if chunk && s.c.opts.HoldChunks && known == nil && !s.outbound[id] && sender == "" && recipient == "" &&
-		blockProblem(u["content"]) == "" {
+		blockProblem(u.raw("content")) == "" {
 		s.hold(f, id, raw)
 		return true
 	}
@@ -145,7 +145,7 @@ func (s *stream) sessionMessage(f *sdk.Frame, kind string, u obj, raw json.RawMe
 	contentSt := missing
 	if chunk {
 		var ok bool
-		if block, ok = u["content"]; !ok || blockProblem(block) != "" {
+		if block, ok = u.get("content"); !ok || blockProblem(block) != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
 			return false
 		}

@@ -13,7 +13,49 @@ import (
 // obj is one JSON object with its members kept raw: keys match exactly
 // (unlike struct decoding) and presence, null and value stay distinct, which
 // ACP's patch rule needs.
-type obj map[string]json.RawMessage
+//
+// It is a list, not a map: ACP objects are small, so a lookup is a few
+// comparisons of interned names, and building one is one allocation.
+type obj []kv
+
+// kv is one member of an obj. A member of an object built from the
+// frame's tape (tape.go) has its container there: c, -1 for a scalar, valid
+// while the tape's gen is the member's.
+type kv struct {
+	k   string
+	v   json.RawMessage
+	t   *frameTape
+	c   int32
+	gen uint32
+}
+
+// find returns the member k (the last one of a duplicate key).
+func (o obj) find(k string) (kv, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].k == k {
+			return o[i], true
+		}
+	}
+	return kv{}, false
+}
+
+// get returns the member k's value.
+func (o obj) get(k string) (json.RawMessage, bool) {
+	m, ok := o.find(k)
+	return m.v, ok
+}
+
+// has reports whether o has a member k.
+func (o obj) has(k string) bool {
+	_, ok := o.get(k)
+	return ok
+}
+
+// raw returns the member k's value, nil when absent (as a map would).
+func (o obj) raw(k string) json.RawMessage {
+	v, _ := o.get(k)
+	return v
+}
 
 // state is what a member of an obj holds.
 type state uint8
@@ -38,7 +80,7 @@ const (
 // parsed from a member of another, down from the copy of the frame parseRPC
 // makes, so a frame is copied once, not once per nesting level.
 func parseObj(raw []byte) (obj, bool) {
-	o := make(obj, 8)
+	o := make(obj, 0, 8)
 	badKey := false
 	ok := jsonscan.Members(raw, func(k, v []byte) bool {
 		key, ok := internKey(k)
@@ -46,17 +88,63 @@ func parseObj(raw []byte) (obj, bool) {
 			badKey = true
 			return false
 		}
-		o[key] = json.RawMessage(v[:len(v):len(v)])
+		o = append(o, kv{k: key, v: json.RawMessage(v[:len(v):len(v)])})
 		return true
 	})
 	if !ok || badKey {
 		return nil, false
 	}
-	return o, true
+	return o.dedupe(), true
+}
+
+// dedupe keeps one member per name, with the last value, in the place of
+// the first (a map's contents: lookups, len and range as on a map).
+func (o obj) dedupe() obj {
+	if len(o) <= 16 {
+		for i := 1; i < len(o); i++ {
+			for j := 0; j < i; j++ {
+				if o[j].k == o[i].k {
+					return o.dedupeSlow()
+				}
+			}
+		}
+		return o
+	}
+	seen := make(map[string]struct{}, len(o))
+	for _, m := range o {
+		if _, dup := seen[m.k]; dup {
+			return o.dedupeSlow()
+		}
+		seen[m.k] = struct{}{}
+	}
+	return o
+}
+
+func (o obj) dedupeSlow() obj {
+	at := make(map[string]int, len(o))
+	out := o[:0:0]
+	for _, m := range o {
+		if i, ok := at[m.k]; ok {
+			out[i].v = m.v
+			continue
+		}
+		at[m.k] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+// asMap returns o as a map.
+func (o obj) asMap() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(o))
+	for _, e := range o {
+		m[e.k] = e.v
+	}
+	return m
 }
 
 func (o obj) member(k string) (json.RawMessage, state) {
-	v, ok := o[k]
+	v, ok := o.get(k)
 	switch {
 	case !ok:
 		return nil, missing
@@ -79,6 +167,25 @@ func (o obj) str(k string) (string, state) {
 	return s, valid
 }
 
+// strState is str's state, without decoding the string: o is part of
+// valid JSON, where a value that starts with a quote is a string.
+func (o obj) strState(k string) state {
+	v, st := o.member(k)
+	if st != valid {
+		return st
+	}
+	if t := bytes.TrimLeft(v, " \t\r\n"); len(t) == 0 || t[0] != '"' {
+		return invalid
+	}
+	return valid
+}
+
+// strIs reports whether the member k is the string s.
+func (o obj) strIs(k, s string) bool {
+	v, st := o.str(k)
+	return st == valid && v == s
+}
+
 // asString decodes a JSON string value (internal/jsonscan.String).
 func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
@@ -87,6 +194,11 @@ func (o obj) object(k string) (obj, state) {
 	v, st := o.member(k)
 	if st != valid {
 		return nil, st
+	}
+	if e, _ := o.find(k); e.t != nil {
+		if m, ok := e.nested(); ok {
+			return m, valid
+		}
 	}
 	m, ok := parseObj(v)
 	if !ok {
@@ -214,7 +326,11 @@ func absolutePath(p string) bool {
 // the values are copied raw, a duplicate key keeps its last value. It is
 // exported for translators that feed the engine (plugins/acpv1).
 func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	return parseObj(bytes.Clone(raw))
+	o, ok := parseObj(bytes.Clone(raw))
+	if !ok {
+		return nil, false
+	}
+	return o.asMap(), true
 }
 
 // knownKey returns the constant string for a member name of ACP messages

@@ -123,13 +123,17 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 	thought := strings.HasPrefix(kind, "agent_thought")
 	chunk := strings.HasSuffix(kind, "_chunk")
 	var block json.RawMessage
+	var bo obj // block, parsed
 	var items []json.RawMessage
 	contentSt := missing
 	if chunk {
 		var ok bool
 		// A thought keeps only its text (other blocks are the loss
 		// "reasoning"), so any object will do.
-		if block, ok = u["content"]; !ok || !isObject(block) || (!thought && blockProblem(block) != "") {
+		if block, ok = u.get("content"); ok && isObject(block) {
+			bo, _ = u.object("content")
+		}
+		if !ok || bo == nil || (!thought && blockProblemOf(bo) != "") {
 			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
 			return false
 		}
@@ -165,7 +169,7 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 		}
 	case chunk:
 		m.agentContent()
-		m.content.chunk(block)
+		m.content.chunkOf(block, bo)
 		m.chunked = true
 	case contentSt != missing: // a whole update; null and [] clear
 		m.agentContent()

@@ -33,11 +33,11 @@ func (m *meta) fold(s *stream, o obj) {
 	if *m == nil {
 		*m = meta{}
 	}
-	for k, v := range patch {
-		if isJSONNull(v) {
-			delete(*m, k)
+	for _, e := range patch {
+		if isJSONNull(e.v) {
+			delete(*m, e.k)
 		} else {
-			(*m)[k] = compact(v)
+			(*m)[e.k] = compact(e.v)
 		}
 	}
 }
@@ -57,8 +57,8 @@ func metaOf(o obj) meta {
 		return nil
 	}
 	out := meta{}
-	for k, v := range m {
-		out[k] = compact(v)
+	for _, e := range m {
+		out[e.k] = compact(e.v)
 	}
 	return out
 }

@@ -58,7 +58,7 @@ func (c *conn) permissionAsked(f *sdk.Frame, m rpcMsg) *pending {
 		c.diag(sdk.SeverityWarning, sid, what+": options is not an array", "left out")
 	}
 	if st == valid {
-		p.options = s.objectArray(what+": options", m.params["options"], options)
+		p.options = s.objectArray(what+": options", m.params.raw("options"), options)
 		p.kinds = map[string]string{}
 		for _, x := range options {
 			o, _ := parseObj(x)
@@ -98,7 +98,7 @@ func subjectOf(params obj) json.RawMessage {
 		}
 	}
 	if v == nil {
-		return compact(params["subject"])
+		return compact(params.raw("subject"))
 	}
 	b, _ := asr.Marshal(v)
 	return b

@@ -52,7 +52,7 @@ func (s *stream) planUpdate(f *sdk.Frame, u obj) bool {
 	e := s.entity(asr.TypePlan, id, true, f, func() body { return &plan{id: id} })
 	p := e.b.(*plan)
 	p.typ, _ = content.str("type")
-	p.entries = s.objectArray("plan_update: entries", content["entries"], entries)
+	p.entries = s.objectArray("plan_update: entries", content.raw("entries"), entries)
 	p.meta = metaOf(u)
 	return true
 }

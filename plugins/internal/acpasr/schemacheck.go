@@ -112,7 +112,12 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 	if c.schema.off {
 		return "", nil
 	}
-	err := c.schema.chk.Check(from, f.Data)
+	var err error
+	if c.ft.parse(f) {
+		err = c.schema.chk.CheckParsed(from, f.Data, &c.ft.t)
+	} else {
+		err = c.schema.chk.Check(from, f.Data)
+	}
 	if err == nil {
 		c.schema.conforming = f
 		return "", nil

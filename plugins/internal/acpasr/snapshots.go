@@ -47,12 +47,12 @@ func (s *stream) usageUpdate(f *sdk.Frame, u obj) bool {
 func (s *stream) sessionInfoUpdate(f *sdk.Frame, u obj) bool {
 	switch _, st := u.str("title"); st {
 	case isNull, valid:
-		s.title = compact(u["title"])
+		s.title = compact(u.raw("title"))
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, "session_info_update: title is not a string", "title unchanged")
 	}
-	_, hasTitle := u["title"]
-	_, hasMeta := u["_meta"]
+	_, hasTitle := u.get("title")
+	_, hasMeta := u.get("_meta")
 	s.infoMeta.fold(s, u)
 	if hasTitle || hasMeta {
 		title := s.title
@@ -76,7 +76,7 @@ func (s *stream) configUpdate(f *sdk.Frame, u obj) bool {
 		s.c.diag(sdk.SeverityWarning, s.id, "config_option_update: configOptions is not an array", "kept as an audit record")
 		return false
 	}
-	rec := &asr.ConfigChange{Envelope: asr.Envelope{Type: asr.TypeConfigChange}, Options: s.objectArray("config_option_update: configOptions", u["configOptions"], options)}
+	rec := &asr.ConfigChange{Envelope: asr.Envelope{Type: asr.TypeConfigChange}, Options: s.objectArray("config_option_update: configOptions", u.raw("configOptions"), options)}
 	for _, x := range options {
 		o, _ := parseObj(x)
 		category, _ := o.str("category")

@@ -89,7 +89,7 @@ func (s *stream) terminalUpdate(f *sdk.Frame, u obj) bool {
 		}
 		t.signal = nil
 		if _, st := ex.str("signal"); st == valid {
-			t.signal = compact(ex["signal"])
+			t.signal = compact(ex.raw("signal"))
 		}
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, what+": exitStatus is not an object", "exit status unchanged")
@@ -99,7 +99,7 @@ func (s *stream) terminalUpdate(f *sdk.Frame, u obj) bool {
 		case isNull:
 			t.size = nil
 		case valid:
-			t.size = compact(u["size"])
+			t.size = compact(u.raw("size"))
 		case invalid:
 			s.c.diag(sdk.SeverityWarning, s.id, what+": size is not an object", "size unchanged")
 		}

@@ -85,7 +85,7 @@ func (s *stream) toolChunk(f *sdk.Frame, u obj) bool {
 		s.c.diag(sdk.SeverityWarning, s.id, "tool_call_content_chunk: toolCallId missing or not a string", "kept as an audit record")
 		return false
 	}
-	it, ok := s.toolItem(u["content"], true)
+	it, ok := s.toolItem(u.raw("content"), true)
 	if !ok {
 		return false
 	}
@@ -110,7 +110,7 @@ func (s *stream) toolItem(x json.RawMessage, chunk bool) (toolItem, bool) {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped")
 			return toolItem{}, false
 		}
-		if p := blockProblem(o["content"]); p != "" {
+		if p := blockProblem(o.raw("content")); p != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped: "+p)
 			return toolItem{}, false
 		}
@@ -232,9 +232,9 @@ func (t *toolCall) result(status string) *asr.ToolResult {
 		switch it.typ {
 		case "content":
 			if it.chunk {
-				display.chunk(it.o["content"])
+				display.chunk(it.o.raw("content"))
 			} else {
-				display.push(it.o["content"])
+				display.push(it.o.raw("content"))
 			}
 		case "terminal":
 			if id, st := it.o.str("terminalId"); st == valid && exec == nil {

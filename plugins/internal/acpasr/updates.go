@@ -19,7 +19,7 @@ func (c *conn) sessionUpdate(f *sdk.Frame, m rpcMsg) *pending {
 		c.diag(sdk.SeverityError, id, "session/update without an update object", "not recorded")
 		return nil
 	}
-	c.streamFor(id, f).update(f, u, m.params["update"])
+	c.streamFor(id, f).update(f, u, m.params.raw("update"))
 	return nil
 }
 
@@ -100,13 +100,13 @@ func (s *stream) stateUpdate(f *sdk.Frame, u obj, raw json.RawMessage) bool {
 	rec := &asr.State{Envelope: asr.Envelope{Type: asr.TypeState}, State: state}
 	switch _, st := u.str("stopReason"); st {
 	case valid:
-		rec.StopReason = compact(u["stopReason"])
+		rec.StopReason = compact(u.raw("stopReason"))
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, "state_update: stopReason is not a string", "treated as absent, as ACP says")
 	}
 	switch _, st := u.object("error"); st {
 	case valid:
-		rec.Error = compact(u["error"])
+		rec.Error = compact(u.raw("error"))
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, "state_update: error is not an object", "left out")
 	}

@@ -1,0 +1,353 @@
+package jsonscan
+
+import (
+	"unicode/utf8"
+)
+
+// Tape is the structure of one JSON value, parsed and validated in one
+// strict pass without decoding anything: every object's members and every
+// array's elements as spans of the text, so that a reader (the schema
+// check, a mapper) walks the value without scanning it again. A Tape is
+// reused from one value to the next (Parse keeps its buffers).
+type Tape struct {
+	// B is the text parsed; every span indexes it.
+	B []byte
+	// Ents are the members of objects and the elements of arrays; those of
+	// one container are contiguous (Conts).
+	Ents []Ent
+	// Conts are the containers (objects and arrays) in the order their
+	// opening bracket appears: Conts[0] is the root when it is one.
+	Conts []Cont
+	root  Ent
+	stk   []Ent
+	keys  map[string]struct{}
+}
+
+// Ent is one value in a Tape: the member name (K0:K1, between its quotes;
+// empty for array elements and the root), the value (V0:V1, without
+// surrounding space) and, when the value is an object or an array, its
+// container (C, an index in Conts; -1 for a scalar).
+type Ent struct {
+	K0, K1, V0, V1, C int32
+}
+
+// Cont is one object or array: its entries are Ents[First:First+N].
+type Cont struct {
+	First, N int32
+}
+
+// maxKept is the most entries a Tape keeps room for between values.
+const maxKept = 1 << 14
+
+// MaxTapeDepth bounds the nesting Parse follows.
+const MaxTapeDepth = 500
+
+// Parse parses b, one JSON value with only JSON whitespace around it. It
+// reports true only for text encoding/json accepts, and it refuses
+// (false) some that it accepts, for the caller to take another way: a
+// member name with an escape or invalid UTF-8 (so that every name is its
+// own text), a duplicate member name in an object, nesting deeper than
+// MaxTapeDepth, text of 1 GiB or more. String values are checked as
+// encoding/json checks them (escapes, control characters) and not decoded.
+func (t *Tape) Parse(b []byte) bool {
+	t.Release() // the buffers a large value grew are not kept for the next one
+	t.B, t.Ents, t.Conts, t.stk = b, t.Ents[:0], t.Conts[:0], t.stk[:0]
+	if len(b) >= 1<<30 {
+		return false
+	}
+	p := tapeParser{t: t, b: b}
+	i := SkipSpace(b, 0)
+	e, i, ok := p.value(i, 0)
+	if !ok || SkipSpace(b, i) != len(b) {
+		return false
+	}
+	t.root = e
+	return true
+}
+
+// Release drops the text parsed (the tape no longer refers to it) and the
+// buffers a large value grew.
+func (t *Tape) Release() {
+	t.B = nil
+	if cap(t.Ents) > maxKept || cap(t.stk) > maxKept || cap(t.Conts) > maxKept {
+		t.Ents, t.Conts, t.stk = nil, nil, nil
+	}
+}
+
+// Root is the value parsed.
+func (t *Tape) Root() Ent { return t.root }
+
+// Bytes is the text of e's value.
+func (t *Tape) Bytes(e Ent) []byte { return t.B[e.V0:e.V1] }
+
+// Key is the text of e's member name (no escapes: Parse refuses them).
+func (t *Tape) Key(e Ent) []byte { return t.B[e.K0:e.K1] }
+
+// Entries are the members or elements of the container e holds (nil for a scalar).
+func (t *Tape) Entries(e Ent) []Ent {
+	if e.C < 0 {
+		return nil
+	}
+	c := t.Conts[e.C]
+	return t.Ents[c.First : c.First+c.N]
+}
+
+// Member finds the member k of the object e holds.
+func (t *Tape) Member(e Ent, k string) (Ent, bool) {
+	if e.C < 0 || t.B[e.V0] != '{' {
+		return Ent{}, false
+	}
+	for _, m := range t.Entries(e) {
+		if string(t.B[m.K0:m.K1]) == k {
+			return m, true
+		}
+	}
+	return Ent{}, false
+}
+
+type tapeParser struct {
+	t *Tape
+	b []byte
+}
+
+// value parses the value at b[i] (not space) and returns its entry (no
+// key) and the index after it.
+func (p *tapeParser) value(i, depth int) (Ent, int, bool) {
+	b := p.b
+	if i >= len(b) {
+		return Ent{}, i, false
+	}
+	e := Ent{V0: int32(i), C: -1}
+	var ok bool
+	switch c := b[i]; {
+	case c == '{' || c == '[':
+		if depth >= MaxTapeDepth {
+			return e, i, false
+		}
+		e.C = int32(len(p.t.Conts))
+		p.t.Conts = append(p.t.Conts, Cont{})
+		if c == '{' {
+			i, ok = p.object(i, depth+1, e.C)
+		} else {
+			i, ok = p.array(i, depth+1, e.C)
+		}
+	case c == '"':
+		i, _, ok = ScanString(b, i)
+	case c == '-' || (c >= '0' && c <= '9'):
+		i, ok = scanNumber(b, i)
+	case c == 't':
+		i, ok = literal(b, i, "true")
+	case c == 'f':
+		i, ok = literal(b, i, "false")
+	case c == 'n':
+		i, ok = literal(b, i, "null")
+	}
+	e.V1 = int32(i)
+	return e, i, ok
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// close moves the entries a container pushed since mark to Ents.
+func (p *tapeParser) close(idx int32, mark int) {
+	t := p.t
+	t.Conts[idx] = Cont{First: int32(len(t.Ents)), N: int32(len(t.stk) - mark)}
+	t.Ents = append(t.Ents, t.stk[mark:]...)
+	t.stk = t.stk[:mark]
+}
+
+func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
+	b, t := p.b, p.t
+	mark := len(t.stk)
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		p.close(idx, mark)
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		k0 := i + 1
+		end, esc, ok := ScanString(b, i)
+		if !ok || esc || !utf8.Valid(b[k0:end-1]) {
+			return i, false
+		}
+		i = SkipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		i = SkipSpace(b, i+1)
+		var e Ent
+		if e, i, ok = p.value(i, depth); !ok {
+			return i, false
+		}
+		e.K0, e.K1 = int32(k0), int32(end-1)
+		t.stk = append(t.stk, e)
+		i = SkipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case '}':
+			if p.duplicate(mark) {
+				return i, false
+			}
+			p.close(idx, mark)
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// duplicate reports whether two members pushed since mark share a name.
+func (p *tapeParser) duplicate(mark int) bool {
+	ms := p.t.stk[mark:]
+	b := p.b
+	if len(ms) <= 16 {
+		for i := 1; i < len(ms); i++ {
+			ki := b[ms[i].K0:ms[i].K1]
+			for j := 0; j < i; j++ {
+				if string(b[ms[j].K0:ms[j].K1]) == string(ki) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if p.t.keys == nil {
+		p.t.keys = map[string]struct{}{}
+	}
+	clear(p.t.keys)
+	for _, m := range ms {
+		k := string(b[m.K0:m.K1])
+		if _, dup := p.t.keys[k]; dup {
+			return true
+		}
+		p.t.keys[k] = struct{}{}
+	}
+	return false
+}
+
+func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
+	b, t := p.b, p.t
+	mark := len(t.stk)
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		p.close(idx, mark)
+		return i + 1, true
+	}
+	for {
+		e, j, ok := p.value(i, depth)
+		if !ok {
+			return j, false
+		}
+		t.stk = append(t.stk, e)
+		i = SkipSpace(b, j)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case ']':
+			p.close(idx, mark)
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// ScanString checks the JSON string that starts at b[i] (a '"') as
+// encoding/json does (escapes, control characters; invalid UTF-8 is
+// accepted, as encoding/json accepts it) and returns the index after it
+// and whether it holds an escape.
+func ScanString(b []byte, i int) (end int, escaped, ok bool) {
+	for j := i + 1; j < len(b); j++ {
+		if j = skipPlain(b, j); j >= len(b) {
+			break
+		}
+		switch c := b[j]; {
+		case c == '\\':
+			escaped = true
+			if j+1 >= len(b) {
+				return 0, escaped, false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if getu4(b[j:]) < 0 {
+					return 0, escaped, false
+				}
+				j += 5
+			default:
+				return 0, escaped, false
+			}
+		case c == '"':
+			return j + 1, escaped, true
+		case c < 0x20:
+			return 0, escaped, false
+		}
+	}
+	return 0, escaped, false
+}
+
+// NumberEnd is scanNumber: the index after the JSON number at b[i].
+func NumberEnd(b []byte, i int) (int, bool) { return scanNumber(b, i) }
+
+// scanNumber checks the JSON number at b[i]
+// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) and returns the index
+// after it.
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		digits()
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// Text decodes a JSON string value (with its quotes) known to be well
+// formed (a Tape's) as encoding/json does; without an escape and in valid
+// UTF-8 its bytes are its text.
+func Text(raw []byte) (string, bool) {
+	return Unquote(raw[1 : len(raw)-1])
+}

@@ -1,0 +1,111 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+var tapeCases = []string{`{}`, `[]`, `1`, `-0.5e-3`, `"x"`, `true`, `null`, ` {"a" : [1, {"b":"]}"}] , "c":null} `,
+	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a":"\u12"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}", `[1,]`, `{"a"}`,
+	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`}
+
+// checkTape fails unless Parse takes only what encoding/json accepts, and
+// its spans are the values encoding/json finds.
+func checkTape(t *testing.T, b []byte) {
+	var tp Tape
+	if !tp.Parse(b) {
+		return
+	}
+	if !json.Valid(b) {
+		t.Fatalf("Parse takes %q, encoding/json does not", b)
+	}
+	var walk func(e Ent)
+	walk = func(e Ent) {
+		raw := tp.Bytes(e)
+		if !json.Valid(raw) {
+			t.Fatalf("%q: entry %q is not a value", b, raw)
+		}
+		switch raw[0] {
+		case '{':
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) != nil || len(m) != len(tp.Entries(e)) {
+				t.Fatalf("%q: object %q has %d entries, encoding/json %d", b, raw, len(tp.Entries(e)), len(m))
+			}
+			for _, c := range tp.Entries(e) {
+				if w, ok := m[string(tp.Key(c))]; !ok || !bytes.Equal(bytes.TrimSpace(w), tp.Bytes(c)) {
+					t.Fatalf("%q: member %q = %q, encoding/json %q", b, tp.Key(c), tp.Bytes(c), w)
+				}
+				walk(c)
+			}
+		case '[':
+			var a []json.RawMessage
+			if json.Unmarshal(raw, &a) != nil || len(a) != len(tp.Entries(e)) {
+				t.Fatalf("%q: array %q has %d entries, encoding/json %d", b, raw, len(tp.Entries(e)), len(a))
+			}
+			for i, c := range tp.Entries(e) {
+				if !bytes.Equal(bytes.TrimSpace(a[i]), tp.Bytes(c)) {
+					t.Fatalf("%q: item %d = %q, encoding/json %q", b, i, tp.Bytes(c), a[i])
+				}
+				walk(c)
+			}
+		default:
+			if e.C >= 0 {
+				t.Fatalf("%q: scalar %q with a container", b, raw)
+			}
+		}
+	}
+	walk(tp.Root())
+}
+
+// checkCompact fails unless Compact(b) is exactly "valid, and
+// json.Compact leaves it as is".
+func checkCompact(t *testing.T, b []byte) {
+	var c bytes.Buffer
+	want := json.Compact(&c, b) == nil && bytes.Equal(c.Bytes(), b)
+	if got := Compact(b); got != want {
+		t.Fatalf("Compact(%q) = %v, encoding/json says %v", b, got, want)
+	}
+}
+
+func TestTapeAndCompact(t *testing.T) {
+	for _, s := range append(tapeCases, cases...) {
+		checkTape(t, []byte(s))
+		checkCompact(t, []byte(s))
+	}
+	var tp Tape
+	for _, s := range []string{`{"a":1}`, `[{"x":[1,2]},{"y":{}}]`, ` {"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}} `} {
+		if !tp.Parse([]byte(s)) {
+			t.Errorf("Parse refuses %s", s)
+		}
+	}
+}
+
+// checkAppendString fails unless AppendString appends what String decodes.
+func checkAppendString(t *testing.T, raw []byte) {
+	want, wok := String(raw)
+	got, ok := AppendString([]byte("pre"), raw)
+	if ok != wok || (ok && string(got) != "pre"+want) {
+		t.Fatalf("AppendString(%q) = %q %v, String %q %v", raw, got, ok, want, wok)
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{`""`, `"abc"`, `"a\nb\u00e9\ud83d\ude00"`, "\"\xff\"", `"\ud800x"`, `"x`, `"\q"`, ` "s" `, `1`} {
+		checkAppendString(t, []byte(s))
+	}
+}
+
+// FuzzTape: Parse and Compact agree with encoding/json on any input.
+//
+//	go test ./internal/jsonscan -run '^$' -fuzz FuzzTape -fuzztime 2m
+func FuzzTape(f *testing.F) {
+	for _, s := range append(tapeCases, cases...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkTape(t, b)
+		checkCompact(t, b)
+		checkAppendString(t, b)
+	})
+}

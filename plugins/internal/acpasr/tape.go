@@ -1,0 +1,137 @@
+package acpasr
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/acptap/acptap/internal/jsonscan"
+	"github.com/acptap/acptap/sdk"
+)
+
+// frameTape is the structure of the frame being mapped, parsed once
+// (internal/jsonscan.Tape) for both the schema check and the mapping: the
+// check reads it instead of parsing the frame (acpschema.CheckParsed), and
+// the objects of the frame's head, params and nested members are built from
+// it (objAt) instead of being scanned again. A conn has one; gen tells the
+// objects of the current frame from those kept from earlier ones, which
+// fall back to scanning their bytes.
+type frameTape struct {
+	t    jsonscan.Tape
+	ok   bool       // t holds the frame f, parsed
+	f    *sdk.Frame // the frame parsed
+	gen  uint32
+	data []byte // the frame's copy the objects alias (parseRPCTape)
+}
+
+// parse parses f's data into the tape; it reports whether the tape took it.
+func (ft *frameTape) parse(f *sdk.Frame) bool {
+	ft.gen++
+	ft.f, ft.data = f, nil
+	ft.ok = ft.t.Parse(f.Data)
+	return ft.ok
+}
+
+// holds reports whether the tape is f's, unchanged.
+func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
+	return ft.ok && ft.f == f && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0])
+}
+
+// release drops the references to the caller's frame.
+func (ft *frameTape) release() {
+	ft.t.Release()
+	ft.f, ft.data, ft.ok = nil, nil, false
+}
+
+// objAt builds the object that is the tape's entry e, its values aliasing
+// ft.data; e must be an object of the current frame.
+func (ft *frameTape) objAt(e jsonscan.Ent) obj {
+	ents := ft.t.Entries(e)
+	o := make(obj, len(ents))
+	for i, m := range ents {
+		k := ft.data[m.K0:m.K1]
+		key := knownKey(k)
+		if key == "" {
+			key = string(k) // the tape refuses names with escapes
+		}
+		o[i] = kv{k: key, v: json.RawMessage(ft.data[m.V0:m.V1:m.V1]), t: ft, c: m.C, gen: ft.gen}
+	}
+	return o
+}
+
+// nested returns the object m holds when it is one of the current frame's.
+func (m kv) nested() (obj, bool) {
+	if m.t == nil || m.gen != m.t.gen || m.c < 0 || m.t.data == nil || len(m.v) == 0 || m.v[0] != '{' {
+		return nil, false
+	}
+	return m.t.objAt(jsonscan.Ent{C: m.c}), true
+}
+
+// parseRPCTape is parseRPCChecked for a frame the tape holds: the head is
+// read from the tape's top level (as sdk.Frame.RPC reads it) and params,
+// result and error are built from the tape.
+func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
+	ft.data = bytes.Clone(data)
+	t := &ft.t
+	root := t.Root()
+	if root.C < 0 || data[root.V0] != '{' {
+		return rpcMsg{}, sdk.ErrNotObject
+	}
+	var id, method, params, result, errv *jsonscan.Ent
+	ents := t.Entries(root)
+	for i := range ents {
+		switch string(t.Key(ents[i])) {
+		case "id":
+			id = &ents[i]
+		case "method":
+			method = &ents[i]
+		case "params":
+			params = &ents[i]
+		case "result":
+			result = &ents[i]
+		case "error":
+			errv = &ents[i]
+		}
+	}
+	raw := func(e *jsonscan.Ent) json.RawMessage { return ft.data[e.V0:e.V1:e.V1] }
+	m := rpcMsg{raw: bytes.TrimSpace(ft.data)}
+	if id != nil {
+		m.id = compact(raw(id))
+		if isJSONNull(m.id) {
+			m.id = json.RawMessage("null")
+		}
+	}
+	objOf := func(e *jsonscan.Ent) obj {
+		if data[e.V0] != '{' {
+			return nil
+		}
+		return ft.objAt(*e)
+	}
+	switch {
+	case method != nil:
+		s, ok := jsonscan.String(raw(method))
+		if !ok {
+			return rpcMsg{}, sdk.ErrMethod
+		}
+		m.method, m.kind = s, rpcNotification
+		if id != nil {
+			m.kind = rpcRequest
+		}
+		if params != nil && !isJSONNull(raw(params)) {
+			m.params = objOf(params)
+			m.paramsBad = m.params == nil
+		}
+	case id == nil:
+		return rpcMsg{}, sdk.ErrNotRPC
+	case errv != nil && data[errv.V0] == '{':
+		m.kind = rpcError
+		m.errObj = objOf(errv)
+	case result != nil:
+		m.kind = rpcResult
+		if !isJSONNull(raw(result)) {
+			m.result = objOf(result)
+		}
+	default:
+		return rpcMsg{}, sdk.ErrNotRPC
+	}
+	return m, nil
+}
