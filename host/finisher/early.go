@@ -40,9 +40,17 @@ func SpawnEarly(self string, args []string, m *Marker, spool *os.File) error {
 		w.Close()
 		return fmt.Errorf("start finisher: %w", err)
 	}
-	_ = cmd.Process.Release()
 	m.parents = append(m.parents, w) // closed with the marker (Done, Release) or at exit
+	m.early = append(m.early, cmd.Process.Pid)
 	return nil
+}
+
+// EarlyPID is the process id of the last finisher SpawnEarly started for m (0: none).
+func (m *Marker) EarlyPID() int {
+	if len(m.early) == 0 {
+		return 0
+	}
+	return m.early[len(m.early)-1]
 }
 
 // WaitParent is the first step of a finisher started by SpawnEarly: it

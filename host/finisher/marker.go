@@ -35,6 +35,7 @@ type Marker struct {
 	path    string
 	f       *os.File
 	parents []*os.File // write ends of the pipes early finishers wait on (SpawnEarly)
+	early   []int      // their process ids (EarlyAlive)
 }
 
 // Create makes the connection's marker and locks it.

@@ -18,20 +18,17 @@ func NewSpool() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "acptap-spool"), nil
 }
 
-// EarlyAlive says whether a finisher SpawnEarly started for m still waits: the read end of
-// its pipe is open (a dead one's is closed, and the write end then reports an error). The
-// pipes of dead ones are let go.
+// EarlyAlive says whether a finisher SpawnEarly started for m is still running (it is this
+// process's child, never waited for until it ends: a dead one is reaped here).
 func (m *Marker) EarlyAlive() bool {
-	alive := m.parents[:0]
-	for _, w := range m.parents {
-		fds := []unix.PollFd{{Fd: int32(w.Fd()), Events: unix.POLLOUT}}
-		if n, err := unix.Poll(fds, 0); err == nil && n == 1 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
-			w.Close()
-			continue
+	alive := m.early[:0]
+	for _, pid := range m.early {
+		var ws unix.WaitStatus
+		if wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); wpid == pid || err != nil {
+			continue // ended (reaped now), or not ours to wait for
 		}
-		alive = append(alive, w)
+		alive = append(alive, pid)
 	}
-	clear(m.parents[len(alive):])
-	m.parents = alive
+	m.early = alive
 	return len(alive) > 0
 }

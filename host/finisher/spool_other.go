@@ -12,4 +12,4 @@ import (
 func NewSpool() (*os.File, error) { return nil, errors.New("spool: needs memfd (Linux)") }
 
 // EarlyAlive says whether a finisher SpawnEarly started for m may still wait.
-func (m *Marker) EarlyAlive() bool { return len(m.parents) > 0 }
+func (m *Marker) EarlyAlive() bool { return len(m.early) > 0 }

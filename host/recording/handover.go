@@ -63,7 +63,7 @@ func (rec *recorder) startStandby() bool {
 			return
 		}
 		sb.started, sb.spool = true, spool
-		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil)
+		rec.logger.Info("finisher on standby: the recording is behind", "spool", spool != nil, "pid", rec.marker.EarlyPID())
 	}()
 	return sb.started
 }

@@ -635,7 +635,7 @@ func TestStandbyFinisherLeaves(t *testing.T) {
 	r.converse(agent, initLine, newLine)
 	n := 1
 	poll(t, "the recording to start its finisher on standby", func() bool {
-		if strings.Contains(logText(t, root), "finisher on standby") {
+		if logHas(root, "finisher on standby") {
 			return true
 		}
 		n++
@@ -665,12 +665,17 @@ func TestStandbyKilledIsReplaced(t *testing.T) {
 	cfg := gatedConfig(t, gate)
 	root := t.TempDir()
 	killFinishers(t, root)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", logText(t, root))
+		}
+	})
 	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
 	agent := &acpAgent{}
 	r.converse(agent, initLine, newLine)
 	n := 1
 	poll(t, "the recording to start its finisher on standby", func() bool {
-		if strings.Contains(logText(t, root), "finisher on standby") && len(finishers(root)) == 1 {
+		if logHas(root, "finisher on standby") && len(finishers(root)) == 1 {
 			return true
 		}
 		n++
@@ -681,6 +686,7 @@ func TestStandbyKilledIsReplaced(t *testing.T) {
 	if err := syscall.Kill(fin[0].pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("killed the standby, pid %d", fin[0].pid)
 	poll(t, "the standby to be gone", func() bool { return !fin[0].alive() })
 	if code := r.waitExit(); code != 0 {
 		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
@@ -699,4 +705,11 @@ func TestStandbyKilledIsReplaced(t *testing.T) {
 		t.Error("the spool was lost with the killed standby")
 	}
 	sameOutputs(t, root, rebuild(t, wireLog(t, root), "--config", cfg))
+}
+
+// logHas says whether the store's log exists and holds s (a poll may look before record
+// has created it).
+func logHas(root, s string) bool {
+	b, err := os.ReadFile(filepath.Join(root, "logs", "acptap.log"))
+	return err == nil && strings.Contains(string(b), s)
 }

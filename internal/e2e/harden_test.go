@@ -315,7 +315,10 @@ func TestConcurrentRecordsOneSession(t *testing.T) {
 			total := lineCount(stream)
 			log := logText(t, root)
 			if secondEndsFirst {
-				if !strings.Contains(log, "another acptap process was writing it until this connection ended") {
+				// Said by record, or by the finisher it handed the connection to (its
+				// feeder was still waiting for the lock at the exit).
+				if !strings.Contains(log, "another acptap process was writing it until this connection ended") &&
+					!strings.Contains(log, "outputs for a session another acptap process is writing are not written") {
 					t.Errorf("the log does not say the second connection's outputs were not written:\n%.3000s", log)
 				}
 			} else if total <= aLines {
