@@ -633,15 +633,7 @@ func TestStandbyFinisherLeaves(t *testing.T) {
 	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
 	agent := &acpAgent{}
 	r.converse(agent, initLine, newLine)
-	n := 1
-	poll(t, "the recording to start its finisher on standby", func() bool {
-		if logHas(root, "finisher on standby") {
-			return true
-		}
-		n++
-		r.converse(agent, promptLine(n, n-1))
-		return false
-	})
+	untilStandby(t, r, agent, root)
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -673,15 +665,7 @@ func TestStandbyKilledIsReplaced(t *testing.T) {
 	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
 	agent := &acpAgent{}
 	r.converse(agent, initLine, newLine)
-	n := 1
-	poll(t, "the recording to start its finisher on standby", func() bool {
-		if logHas(root, "finisher on standby") && len(finishers(root)) == 1 {
-			return true
-		}
-		n++
-		r.converse(agent, promptLine(n, n-1))
-		return false
-	})
+	untilStandby(t, r, agent, root)
 	fin := finishers(root)
 	if err := syscall.Kill(fin[0].pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -712,4 +696,19 @@ func TestStandbyKilledIsReplaced(t *testing.T) {
 func logHas(root, s string) bool {
 	b, err := os.ReadFile(filepath.Join(root, "logs", "acptap.log"))
 	return err == nil && strings.Contains(string(b), s)
+}
+
+// untilStandby prompts until the recording has started its finisher on standby (its gated
+// plugin holds it behind) and the finisher runs.
+func untilStandby(t *testing.T, r *recording, agent *acpAgent, root string) {
+	t.Helper()
+	n := 1
+	poll(t, "the recording to start its finisher on standby", func() bool {
+		if logHas(root, "finisher on standby") && len(finishers(root)) == 1 {
+			return true
+		}
+		n++
+		r.converse(agent, promptLine(n, n-1))
+		return false
+	})
 }
