@@ -132,6 +132,7 @@ func probePlugin(cat *pluginhost.Catalog, name string) pluginReport {
 		r.Kind = "built-in"
 	}
 	r.Path, r.Pinned = spec.Path, spec.SHA256 != ""
+	spec.Hash = true // the report shows the checksum of the binary started
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	inst, err := pluginhost.Launch(ctx, spec, hclog.NewNullLogger())
