@@ -1,8 +1,10 @@
 package finisher
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,8 +29,25 @@ func (m *Marker) EarlyAlive() bool {
 		if wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); wpid == pid || err != nil {
 			continue // ended (reaped now), or not ours to wait for
 		}
+		if exiting(pid) {
+			continue // killed: its main thread is gone while the others still exit
+		}
 		alive = append(alive, pid)
 	}
 	m.early = alive
 	return len(alive) > 0
+}
+
+// exiting says whether process pid is a zombie (or dead) by /proc: a killed multi-threaded
+// process shows its main thread as a zombie before the kernel reports it to wait.
+func exiting(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'Z' || b[i+2] == 'X'
 }
