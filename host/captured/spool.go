@@ -21,7 +21,7 @@ import (
 //
 // Layout: the line spoolMagic, one JSON line (SpoolHeader, without the lines' bytes), the
 // bytes of the lines in progress (c2a's, then a2c's; their lengths are in the header), then
-// one record per chunk: a fixed spoolRecord followed by its data.
+// one record per chunk: its fixed part (recordSize bytes) followed by its data.
 const spoolMagic = "acptap-spool 1\n"
 
 // SpoolHeader opens a spool.
@@ -36,17 +36,9 @@ type spoolHead struct {
 	LineBytes [2]int       `json:"lineBytes"`
 }
 
-// spoolRecord is a chunk's fixed part, little-endian (recordSize bytes: dir, flags, 6
-// zero bytes, then the four 64-bit fields).
-type spoolRecord struct {
-	Dir      uint8
-	Flags    uint8
-	_        [6]byte
-	At       int64 // receipt time, Unix nanoseconds
-	LostB    uint64
-	LostLFs  uint64
-	DataSize uint64
-}
+// A chunk's record is recordSize bytes, little-endian: its direction, flags, 6 zero bytes,
+// then the receipt time (Unix nanoseconds), the lost bytes, the lost LFs and the data size.
+const recordSize = 40
 
 const (
 	flagEOF   = 1 << 0
@@ -155,9 +147,6 @@ func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount) error {
 	return nil
 }
 
-// recordSize is spoolRecord's encoded size.
-const recordSize = 40
-
 func dirIndex(d sdk.Direction) int {
 	if d == sdk.A2C {
 		return 1
@@ -225,20 +214,19 @@ func ReadSpool(r io.Reader) (h SpoolHeader, next func() (Item, error), err error
 			return Item{}, fmt.Errorf("read spool: %w", err)
 		}
 		le := binary.LittleEndian
-		rec := spoolRecord{Dir: b[0], Flags: b[1], At: int64(le.Uint64(b[8:])), LostB: le.Uint64(b[16:]),
-			LostLFs: le.Uint64(b[24:]), DataSize: le.Uint64(b[32:])}
-		if rec.Dir != uint8(sdk.C2A) && rec.Dir != uint8(sdk.A2C) || rec.DataSize > 1<<40 {
+		dir, flags, size := b[0], b[1], le.Uint64(b[32:])
+		if dir != uint8(sdk.C2A) && dir != uint8(sdk.A2C) || size > 1<<40 {
 			return Item{}, fmt.Errorf("read spool: bad record")
 		}
-		ch := &Chunk{EOF: rec.Flags&flagEOF != 0,
-			Lost: Lost{Bytes: rec.LostB, LFs: rec.LostLFs, EndLF: rec.Flags&flagEndLF != 0}}
-		if rec.DataSize > 0 {
-			ch.Data = make([]byte, rec.DataSize)
+		ch := &Chunk{EOF: flags&flagEOF != 0,
+			Lost: Lost{Bytes: le.Uint64(b[16:]), LFs: le.Uint64(b[24:]), EndLF: flags&flagEndLF != 0}}
+		if size > 0 {
+			ch.Data = make([]byte, size)
 			if _, err := io.ReadFull(br, ch.Data); err != nil {
 				return Item{}, fmt.Errorf("read spool: %w", err)
 			}
 		}
-		return Item{Dir: sdk.Direction(rec.Dir), At: time.Unix(0, rec.At), Chunk: ch}, nil
+		return Item{Dir: sdk.Direction(dir), At: time.Unix(0, int64(le.Uint64(b[8:]))), Chunk: ch}, nil
 	}
 	return h, next, nil
 }

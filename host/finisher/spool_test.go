@@ -67,7 +67,8 @@ func splitterGaps(lines [2]captured.LineState, rest []captured.Item) captured.Re
 	return rem
 }
 
-// TestSpoolLostDeclaresGaps: a connection handed over with a spool whose finisher died
+// TestSpoolLostDeclaresGaps (ASR-723: what the native capture could not keep is declared,
+// not dropped): a connection handed over with a spool whose finisher died
 // (half-way through writing it) is completed by the next command: the wire log is cut back
 // to what the recording wrote, the spool's frames are declared as gaps counted as the
 // splitter counts lost bytes, and the marker is gone. With the spool at hand the same

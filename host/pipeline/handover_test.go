@@ -68,7 +68,8 @@ func copyItems(items []captured.Item) []captured.Item {
 // TestHandoverContinuesByteForByte: capture stopped after any number of chunks, the rest
 // of the queue spooled (captured.WriteSpool) and captured by another pipeline from the
 // spool (Continue) writes a wire log byte-identical to one capture of everything — the
-// finisher's hand-over at exit loses, repeats and reorders nothing.
+// finisher's hand-over at exit loses, repeats and reorders nothing of the native capture
+// (ASR-723), and the continued capture scrubs the MCP secret as live capture does (ASR-712).
 func TestHandoverContinuesByteForByte(t *testing.T) {
 	all := handoverChunks()
 	dir := t.TempDir()

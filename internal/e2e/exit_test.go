@@ -191,13 +191,7 @@ func killFinishers(t *testing.T, root string) {
 // connection, and every output file is byte for byte what `acptap rebuild`
 // of the wire log writes into a fresh store (no duplicate, no backup).
 func TestRecordExitsWhilePluginsBehind(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	cfg := gatedConfig(t, gate)
-	root := t.TempDir()
-	killFinishers(t, root)
-	r, report := startScripted(t, []string{"--store", root, "--config", cfg}, 4)
-	agent := &acpAgent{}
-	r.converse(agent, initLine, newLine)
+	gate, cfg, root, r, report, agent := startGated(t, 4)
 	holdBehind(t, r, agent, gate)
 	if code := r.waitExit(); code != 4 {
 		t.Fatalf("acptap record exited %d, want the agent's 4; stderr: %s", code, r.stderr.String())
@@ -227,13 +221,7 @@ func TestRecordExitsWhilePluginsBehind(t *testing.T) {
 // (`acptap rebuild --pending`) completes it: the outputs are byte for byte
 // those of a fresh rebuild, nothing written twice.
 func TestFinisherKilledHalfWay(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	cfg := gatedConfig(t, gate)
-	root := t.TempDir()
-	killFinishers(t, root)
-	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
-	agent := &acpAgent{}
-	r.converse(agent, initLine, newLine)
+	gate, cfg, root, r, _, agent := startGated(t, 0)
 	holdBehind(t, r, agent, gate)
 	if code := r.waitExit(); code != 0 {
 		t.Fatalf("acptap record exited %d; stderr: %s", code, r.stderr.String())
@@ -276,13 +264,7 @@ func TestFinisherKilledHalfWay(t *testing.T) {
 // while the mapping is behind, as on the agent's own exit; the finisher
 // completes the connection.
 func TestRecordSIGTERMExitsWhilePluginsBehind(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	cfg := gatedConfig(t, gate)
-	root := t.TempDir()
-	killFinishers(t, root)
-	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
-	agent := &acpAgent{}
-	r.converse(agent, initLine, newLine)
+	gate, cfg, root, r, _, agent := startGated(t, 0)
 	holdBehind(t, r, agent, gate)
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -570,7 +552,7 @@ func TestRecordMapBeforeExit(t *testing.T) {
 // (a 16 MiB line among thousands) and exits while capture is still behind the tee; record
 // exits at once, handing what capture had not written to the finisher in memory (the log's
 // spooled_frames), and the finisher writes it: the wire log holds every line of both
-// directions in order, no gap, and the secret scrubbed. (TestRecordExitsWhilePluginsBehind
+// directions in order, no gap (ASR-723), and the secret scrubbed (ASR-712). (TestRecordExitsWhilePluginsBehind
 // compares a handed-over connection's outputs with a rebuild's.)
 func TestRecordSpoolsBacklogAtExit(t *testing.T) {
 	const lines, big = 20_000, 16 << 20
@@ -626,13 +608,7 @@ func TestRecordSpoolsBacklogAtExit(t *testing.T) {
 // linger: once the store has no pending connection no finisher runs, and none logged an
 // error of its own.
 func TestStandbyFinisherLeaves(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	cfg := gatedConfig(t, gate)
-	root := t.TempDir()
-	killFinishers(t, root)
-	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
-	agent := &acpAgent{}
-	r.converse(agent, initLine, newLine)
+	gate, _, root, r, _, agent := startGated(t, 0)
 	untilStandby(t, r, agent, root)
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -653,18 +629,12 @@ func TestStandbyFinisherLeaves(t *testing.T) {
 // the exit (behind) record starts another and hands it the spool, so the connection is
 // completed without a lost spool and the outputs are a rebuild's.
 func TestStandbyKilledIsReplaced(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	cfg := gatedConfig(t, gate)
-	root := t.TempDir()
-	killFinishers(t, root)
+	gate, cfg, root, r, _, agent := startGated(t, 0)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("log:\n%s", logText(t, root))
 		}
 	})
-	r, _ := startScripted(t, []string{"--store", root, "--config", cfg}, 0)
-	agent := &acpAgent{}
-	r.converse(agent, initLine, newLine)
 	untilStandby(t, r, agent, root)
 	fin := finishers(root)
 	if err := syscall.Kill(fin[0].pid, syscall.SIGKILL); err != nil {
@@ -711,4 +681,19 @@ func untilStandby(t *testing.T, r *recording, agent *acpAgent, root string) {
 		r.converse(agent, promptLine(n, n-1))
 		return false
 	})
+}
+
+// startGated records a scripted agent (exiting with code) with the gated plugin (gate) beside
+// acpv2 and aep, into a fresh store whose finishers are killed when the test ends, and goes
+// through initialize and session/new.
+func startGated(t *testing.T, code int) (gate, cfg, root string, r *recording, report string, agent *acpAgent) {
+	t.Helper()
+	gate = filepath.Join(t.TempDir(), "gate")
+	cfg = gatedConfig(t, gate)
+	root = t.TempDir()
+	killFinishers(t, root)
+	r, report = startScripted(t, []string{"--store", root, "--config", cfg}, code)
+	agent = &acpAgent{}
+	r.converse(agent, initLine, newLine)
+	return gate, cfg, root, r, report, agent
 }
