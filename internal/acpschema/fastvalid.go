@@ -3,6 +3,7 @@ package acpschema
 import (
 	"encoding/json"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -72,9 +73,13 @@ type fnode struct {
 	allOf, anyOf, oneOf []*fnode
 	ifN, thenN, elseN   *fnode
 
-	props     map[string]*fnode
-	propList  []prop // props, sorted by name
-	required  []string
+	props    map[string]*fnode
+	propList []prop // props, sorted by name
+	required []string
+	// reqProps counts the distinct required names that are properties
+	// (prop.req); reqOther are the required names that are not.
+	reqProps  int
+	reqOther  []string
 	addl      tri // yes: additionalProperties true or absent; no: false; unsure: a schema (addlN)
 	addlN     *fnode
 	minProps  int
@@ -132,6 +137,7 @@ func (fs fastSchemas) finish() {
 type prop struct {
 	name string
 	node *fnode
+	req  bool // name is required
 }
 
 // fastSchemas builds the fnodes of compiled schemas, sharing the nodes
@@ -220,11 +226,23 @@ func (fs fastSchemas) node(s *jsonschema.Schema) *fnode {
 		n.props = make(map[string]*fnode, len(s.Properties))
 		for k, p := range s.Properties {
 			n.props[k] = fs.node(p)
-			n.propList = append(n.propList, prop{k, n.props[k]})
+			n.propList = append(n.propList, prop{name: k, node: n.props[k]})
 		}
 		sort.Slice(n.propList, func(i, j int) bool { return n.propList[i].name < n.propList[j].name })
 	}
 	n.required = s.Required
+	for _, k := range s.Required {
+		i := sort.Search(len(n.propList), func(i int) bool { return n.propList[i].name >= k })
+		switch {
+		case i < len(n.propList) && n.propList[i].name == k:
+			if !n.propList[i].req {
+				n.propList[i].req = true
+				n.reqProps++
+			}
+		case !slices.Contains(n.reqOther, k):
+			n.reqOther = append(n.reqOther, k)
+		}
+	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
 	case bool:

@@ -191,15 +191,34 @@ func (f *fastCheck) tapeObject(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
 	if len(ms) < n.minProps || (n.maxProps >= 0 && len(ms) > n.maxProps) {
 		return no
 	}
-	for _, k := range n.required {
+	for _, k := range n.reqOther {
 		if _, ok := t.Member(e, k); !ok {
 			return no
 		}
 	}
-	r := yes
+	// One look-up per member: its property (idx, -1: none), counting the
+	// required ones found (names are unique: Parse refuses duplicates), so
+	// that a missing required member is told before any member is applied.
+	var buf [16]int16
+	idx := buf[:0]
+	if len(ms) > len(buf) {
+		idx = make([]int16, 0, len(ms))
+	}
+	found := 0
 	for _, m := range ms {
-		if p, ok := n.prop(t.Key(m)); ok {
-			r = and(r, f.at(p, fval{t: t, e: m}))
+		i := n.propIndex(t.Key(m))
+		if i >= 0 && n.propList[i].req {
+			found++
+		}
+		idx = append(idx, int16(i))
+	}
+	if found < n.reqProps {
+		return no
+	}
+	r := yes
+	for j, m := range ms {
+		if i := idx[j]; i >= 0 {
+			r = and(r, f.at(n.propList[i].node, fval{t: t, e: m}))
 		} else {
 			switch n.addl {
 			case no:
@@ -215,19 +234,31 @@ func (f *fastCheck) tapeObject(n *fnode, t *jsonscan.Tape, e jsonscan.Ent) tri {
 	return r
 }
 
-// prop is the schema of the property k (by comparisons for a few
-// properties, else by the map).
-func (n *fnode) prop(k []byte) (*fnode, bool) {
-	if len(n.propList) <= 8 {
-		for i := range n.propList {
-			if n.propList[i].name == string(k) {
-				return n.propList[i].node, true
+// propIndex is the index in propList of the property k, or -1 (by
+// comparisons for a few properties, else by binary search).
+func (n *fnode) propIndex(k []byte) int {
+	l := n.propList
+	if len(l) <= 8 {
+		for i := range l {
+			if l[i].name == string(k) {
+				return i
 			}
 		}
-		return nil, false
+		return -1
 	}
-	p, ok := n.props[string(k)]
-	return p, ok
+	lo, hi := 0, len(l)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if l[h].name < string(k) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < len(l) && l[lo].name == string(k) {
+		return lo
+	}
+	return -1
 }
 
 // envelopeKeysOnly reports whether the object x has only the members a

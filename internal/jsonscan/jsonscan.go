@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -50,10 +51,14 @@ func StringEnd(b []byte, i int) (end int, ok bool) {
 }
 
 // skipPlain skips bytes of a string from b[j] eight at a time while none
-// is a quote, a backslash or a control character (a block that may hold
-// one is left to be looked at byte by byte).
+// is a quote, a backslash or a control character, and returns the index
+// of the first such byte in the block that holds one (or of the last
+// bytes, fewer than eight, left to be looked at byte by byte).
 func skipPlain(b []byte, j int) int {
-	for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+	for j+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
 		j += 8
 	}
 	return j
@@ -61,10 +66,15 @@ func skipPlain(b []byte, j int) int {
 
 // special8 reports whether one of the eight bytes of x may be '"', '\\' or
 // below 0x20 (never false when one is).
-func special8(x uint64) bool {
+func special8(x uint64) bool { return specialMask(x) != 0 }
+
+// specialMask has the high bit of a byte of x set where x may hold '"',
+// '\\' or a byte below 0x20; its lowest set bit is exact (the first such
+// byte: a false positive only follows a true one, through the borrow).
+func specialMask(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (x-0x20*ones)&^x&highs != 0 || zero(x^('"'*ones)) != 0 || zero(x^('\\'*ones)) != 0
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // ValueEnd returns the index after the JSON value that starts at b[i]. A

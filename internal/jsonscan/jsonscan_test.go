@@ -192,3 +192,42 @@ func TestStringEndMatchesByteScan(t *testing.T) {
 		}
 	}
 }
+
+// skipPlain stops exactly at the first quote, backslash or control byte
+// of a block of eight that holds one (every byte value, at every position,
+// after any bytes), and never skips one.
+func TestSkipPlainExact(t *testing.T) {
+	first := func(b []byte, j int) int {
+		for ; j < len(b); j++ {
+			if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
+				return j
+			}
+		}
+		return len(b)
+	}
+	check := func(b []byte) {
+		for j := range len(b) + 1 {
+			got, want := skipPlain(b, j), first(b, j)
+			if got > want || (got < want && got+8 <= len(b)) {
+				t.Fatalf("skipPlain(%q, %d) = %d; first special at %d", b, j, got, want)
+			}
+		}
+	}
+	for c := range 256 {
+		for pos := range 16 {
+			for _, fill := range []byte{'x', 0x80, 0xff, 0x21, 0x5c + 1, 0x1f + 1} {
+				b := bytes.Repeat([]byte{fill}, 20)
+				b[pos] = byte(c)
+				check(b)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		check(b)
+	}
+}
