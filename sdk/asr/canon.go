@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
@@ -46,25 +45,34 @@ func canonValue(dst, v []byte) []byte {
 	return append(dst, v...)
 }
 
-// member is one member of an object being put in canonical form.
+// member is one member of an object being put in canonical form: its
+// name decoded (key; plain: the name's text is written as it stands,
+// plainString).
 type member struct {
-	key string
-	val []byte
+	key   []byte
+	plain bool
+	val   []byte
 }
 
 func canonObject(dst, v []byte, drop []string, top bool) []byte {
-	var ms []member
+	var buf [8]member
+	ms := buf[:0]
 	jsonscan.Members(v, func(k, val []byte) bool {
-		if key, _ := jsonscan.Unquote(k); !slices.Contains(drop, key) {
-			ms = append(ms, member{key, val})
+		m := member{key: k, val: val, plain: plainString(k)}
+		if !m.plain {
+			key, _ := jsonscan.Unquote(k)
+			m.key = []byte(key)
+		}
+		if !slices.Contains(drop, string(m.key)) {
+			ms = append(ms, m)
 		}
 		return true
 	})
-	slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	// A duplicate key keeps its last value, as in a map.
 	kept := ms[:0]
 	for i, m := range ms {
-		if i+1 < len(ms) && ms[i+1].key == m.key {
+		if i+1 < len(ms) && bytes.Equal(ms[i+1].key, m.key) {
 			continue
 		}
 		kept = append(kept, m)
@@ -74,7 +82,7 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 	n := 0
 	for _, m := range ms {
 		var done []byte // the value already in canonical form
-		if top && m.key == "native" && m.val[0] == '{' {
+		if top && string(m.key) == "native" && m.val[0] == '{' {
 			// native.ref names where the record came from, not what it says.
 			if done = canonObject(nil, m.val, []string{"ref"}, false); string(done) == "{}" {
 				continue
@@ -84,7 +92,11 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 			dst = append(dst, ',')
 		}
 		n++
-		dst = encodeString(dst, m.key)
+		if m.plain {
+			dst = append(append(append(dst, '"'), m.key...), '"')
+		} else {
+			dst = encodeString(dst, string(m.key))
+		}
 		dst = append(dst, ':')
 		if done != nil {
 			dst = append(dst, done...)
@@ -96,14 +108,82 @@ func canonObject(dst, v []byte, drop []string, top bool) []byte {
 }
 
 // canonString re-escapes the JSON string q (with its quotes). A string
-// with no escape and nothing encoding/json would escape is copied as is.
+// already written as encodeString writes its text is copied as is.
 func canonString(dst, q []byte) []byte {
 	body := q[1 : len(q)-1]
-	if plainString(body) {
+	if canonEscaped(body) {
 		return append(dst, q...)
 	}
 	str, _ := jsonscan.Unquote(body)
 	return encodeString(dst, str)
+}
+
+// canonEscaped reports whether s (a valid JSON string's bytes between the
+// quotes) is what encodeString writes for the text it holds: valid UTF-8
+// without U+2028 and U+2029, and only the escapes encodeString writes
+// (\" \\ \b \f \n \r \t, \u00xx in lower-case hex for the other control
+// characters, \u2028 and \u2029). A string with no escape is plainString.
+func canonEscaped(s []byte) bool {
+	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\\':
+				if i+1 >= len(s) {
+					return false
+				}
+				switch s[i+1] {
+				case '"', '\\', 'b', 'f', 'n', 'r', 't':
+					i += 2
+					continue
+				case 'u':
+					if i+6 > len(s) {
+						return false
+					}
+					h := s[i+2 : i+6]
+					switch {
+					case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1') && lowerHex(h[3]):
+						switch (h[2]-'0')<<4 | hexVal(h[3]) {
+						case '\b', '\f', '\n', '\r', '\t':
+							return false // written short
+						}
+					case string(h) == "2028" || string(h) == "2029":
+					default:
+						return false
+					}
+					i += 6
+					continue
+				}
+				return false
+			case c < 0x20 || c == '"':
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+func lowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// hexVal is the value of the lower-case hex digit c.
+func hexVal(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
 }
 
 // plainString reports whether s (a string's bytes between the quotes) has

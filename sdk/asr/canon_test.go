@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 // referenceFingerprint is RecordFingerprint as it was first written: decode
@@ -134,4 +137,48 @@ func BenchmarkFingerprint(b *testing.B) {
 			referenceFingerprint(line)
 		}
 	})
+}
+
+// canonString copies a string already in encodeString's form and writes
+// any other again: the same bytes as decoding it and encoding the text.
+func FuzzCanonString(f *testing.F) {
+	for _, c := range []string{`"a"`, `"\"\\\/\b\f\n\r\t"`, `"\u0000\u001f\u001F\u0008\u000a\u0020"`, `"\u2028\u2029\u2027\ufffd"`,
+		"\"\u2028\xff\"", `"é\u00e9"`, `"\ud83d\ude00"`, `"\u00"`, "\"\x7f<>&\""} {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, q []byte) {
+		var s string
+		if end, ok := jsonscan.StringEnd(q, 0); !ok || end != len(q) || q[0] != '"' || json.Unmarshal(q, &s) != nil {
+			return // not one JSON string alone
+		}
+		want := encodeString(nil, s)
+		if got := canonString(nil, q); !bytes.Equal(got, want) {
+			t.Fatalf("canonString(%q) = %q; encodeString of its text %q", q, got, want)
+		}
+	})
+}
+
+func TestCanonStringEscapes(t *testing.T) {
+	// Every two-byte and \u escape, alone and between text.
+	for c := range 0x80 {
+		for _, q := range []string{`"\` + string(rune(c)) + `"`, `"x\` + string(rune(c)) + `y"`} {
+			check(t, q)
+		}
+	}
+	for r := range 0x10000 {
+		for _, hex := range []string{"%04x", "%04X"} {
+			check(t, fmt.Sprintf(`"\u`+hex+`"`, r))
+		}
+	}
+}
+
+func check(t *testing.T, q string) {
+	t.Helper()
+	var s string
+	if json.Unmarshal([]byte(q), &s) != nil {
+		return
+	}
+	if got, want := canonString(nil, []byte(q)), encodeString(nil, s); !bytes.Equal(got, want) {
+		t.Fatalf("canonString(%q) = %q; want %q", q, got, want)
+	}
 }
