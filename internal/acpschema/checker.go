@@ -72,9 +72,17 @@ type Checker struct {
 	slow     bool                 // tests: no fast decoding or fast check
 	pending  [2]map[string]string // by sender of the request: id → method
 	messages int
-	counts   map[countKey]int
+	counts   map[countKey]*int
 	tape     jsonscan.Tape // the message checked (c.mu)
 	calls    map[callKey]*jsonschema.Schema
+	// The last count, payload definition and update branch looked up
+	// (a conversation is mostly one method, session/update, of a few kinds).
+	lastCount  countKey
+	lastN      *int
+	lastCall   callKey
+	lastSch    *jsonschema.Schema
+	lastKind   string
+	lastUpdate *jsonschema.Schema
 }
 
 // countKey counts messages by "<sender> <method> <kind>" (Counts).
@@ -92,7 +100,7 @@ func NewChecker(v Version) (*Checker, error) {
 	return &Checker{
 		schema:  cs,
 		pending: [2]map[string]string{{}, {}},
-		counts:  map[countKey]int{},
+		counts:  map[countKey]*int{},
 	}, nil
 }
 
@@ -115,14 +123,14 @@ func (c *Checker) SetTolerant(on bool) {
 // then the schema's top-level union (which validates the payload again,
 // most of the cost of a check) can be skipped. Extension methods, errors
 // and responses to unknown requests get the full envelope check.
-func (c *Checker) lightEnvelope(obj fval, m method) bool {
-	if v, ok := obj.member("jsonrpc"); !ok || !v.isText("2.0") {
+func (c *Checker) lightEnvelope(env *envelope, m method) bool {
+	if !env.has(envJSONRPC) || !env.jsonrpc.isText("2.0") {
 		return false
 	}
-	if !obj.envelopeKeysOnly() {
+	if env.other {
 		return false
 	}
-	id, hasID := obj.member("id")
+	id, hasID := env.id, env.has(envID)
 	if hasID {
 		switch id.typ() {
 		case tString, tNumber, tNull:
@@ -130,6 +138,7 @@ func (c *Checker) lightEnvelope(obj fval, m method) bool {
 			return false
 		}
 	}
+	isResult := env.has(envResult)
 	if m.present {
 		if !m.isString {
 			return false
@@ -137,12 +146,8 @@ func (c *Checker) lightEnvelope(obj fval, m method) bool {
 		if strings.HasPrefix(m.name, "_") || strings.HasPrefix(m.name, "$/") {
 			return false
 		}
-		if _, isResult := obj.member("result"); isResult {
-			return false
-		}
-		return true
+		return !isResult
 	}
-	_, isResult := obj.member("result")
 	return isResult && hasID && !id.isNull()
 }
 
@@ -177,7 +182,7 @@ func (c *Checker) Counts() map[string]int {
 	defer c.mu.Unlock()
 	out := make(map[string]int, len(c.counts))
 	for k, v := range c.counts {
-		out[k.from.String()+" "+k.method+" "+k.kind] += v
+		out[k.from.String()+" "+k.method+" "+k.kind] += *v
 	}
 	return out
 }
@@ -280,32 +285,34 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 		return fmt.Errorf("message is a %T, not an object", obj.v)
 	}
 	inst := obj
+	var env envelope
+	obj.envelope(&env)
 	var m method
-	if v, ok := obj.member("method"); ok {
+	if env.has(envMethod) {
 		m.present = true
-		if v.typ() == tString {
+		if v := env.method; v.typ() == tString {
 			m.name, m.isString = v.text(), true
 		}
 	}
-	if !c.tolerant || !c.lightEnvelope(obj, m) {
+	if !c.tolerant || !c.lightEnvelope(&env, m) {
 		if err := c.validate(c.schema.envelope[from], inst); err != nil {
 			return fmt.Errorf("%s message envelope: %s", from, short(err))
 		}
 	}
 	method, hasMethod := m.name, m.isString
-	rawID, hasID := obj.member("id")
-	params, _ := obj.member("params")
+	rawID, hasID := env.id, env.has(envID)
+	params := env.params
 	switch {
 	case hasMethod && hasID:
 		id := rawID.idKey()
-		c.counts[countKey{from, method, "request"}]++
+		c.count(countKey{from, method, "request"})
 		if _, dup := c.pending[from][id]; dup && !c.tolerant {
 			return fmt.Errorf("%s request id %s reused while still pending", from, id)
 		}
 		c.pending[from][id] = method
 		return c.checkPayload(from.receiver(), method, "request", params, "params")
 	case hasMethod:
-		c.counts[countKey{from, method, "notification"}]++
+		c.count(countKey{from, method, "notification"})
 		return c.checkPayload(from.receiver(), method, "notification", params, "params")
 	case hasID:
 		id := rawID.idKey()
@@ -321,17 +328,29 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 			return fmt.Errorf("%s response to unknown %s request id %s", from, from.other(), id)
 		}
 		delete(c.pending[from.other()], id)
-		if _, isErr := obj.member("error"); isErr {
-			c.counts[countKey{from, reqMethod, "error"}]++
+		if env.has(envError) {
+			c.count(countKey{from, reqMethod, "error"})
 			return nil
 		}
-		c.counts[countKey{from, reqMethod, "response"}]++
+		c.count(countKey{from, reqMethod, "response"})
 		// The response definition is bound to the side that handled the request.
-		result, _ := obj.member("result")
-		return c.checkPayload(from.String(), reqMethod, "response", result, "result")
+		return c.checkPayload(from.String(), reqMethod, "response", env.result, "result")
 	default:
 		return errors.New("message has neither method nor id")
 	}
+}
+
+// count counts one message of k.
+func (c *Checker) count(k countKey) {
+	if c.lastN == nil || k != c.lastCount {
+		n, ok := c.counts[k]
+		if !ok {
+			n = new(int)
+			c.counts[k] = n
+		}
+		c.lastCount, c.lastN = k, n
+	}
+	*c.lastN++
 }
 
 // callKey names the definition of a call's payload.
@@ -343,7 +362,11 @@ const maxCalls = 1024
 // call is the definition of what's payload of method handled by side (nil: none).
 func (c *Checker) call(side, method, what string) *jsonschema.Schema {
 	k := callKey{side, method, what}
+	if c.lastSch != nil && k == c.lastCall {
+		return c.lastSch
+	}
 	if sch, ok := c.calls[k]; ok {
+		c.lastCall, c.lastSch = k, sch
 		return sch
 	}
 	sch := c.schema.calls[side+"|"+method+"|"+what]
@@ -371,8 +394,15 @@ func (c *Checker) checkPayload(side, method, what string, v fval, field string) 
 	}
 	if method == "session/update" && what == "notification" {
 		if u, ok := v.member("update"); ok && u.typ() == tObject {
-			if kind, ok := u.str("sessionUpdate"); ok && c.schema.updates[kind] != nil {
-				sch = c.schema.updates[kind]
+			if kind, ok := u.str("sessionUpdate"); ok {
+				if c.lastUpdate == nil || kind != c.lastKind {
+					if b := c.schema.updates[kind]; b != nil {
+						c.lastKind, c.lastUpdate = kind, b
+					}
+				}
+				if kind == c.lastKind && c.lastUpdate != nil {
+					sch = c.lastUpdate
+				}
 			}
 		}
 	}

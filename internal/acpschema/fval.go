@@ -261,33 +261,72 @@ func (n *fnode) propIndex(k []byte) int {
 	return -1
 }
 
-// envelopeKeysOnly reports whether the object x has only the members a
-// light envelope may have (lightEnvelope).
-func (x fval) envelopeKeysOnly() bool {
-	if x.t == nil {
-		for k := range x.v.(map[string]any) {
-			if !envelopeKey(k) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, m := range x.t.Entries(x.e) {
-		switch string(x.t.Key(m)) {
-		case "jsonrpc", "id", "method", "params", "result":
-		default:
-			return false
-		}
-	}
-	return true
+// envelope is what the checker reads of a message's top level: the
+// JSON-RPC members (the zero fval when absent, as member gives) and
+// whether it has any other (lightEnvelope).
+type envelope struct {
+	jsonrpc, id, method, params, result fval
+	present                             uint8 // envJSONRPC, …: the members present
+	other                               bool  // a member not named here
 }
 
-func envelopeKey(k string) bool {
-	switch k {
-	case "jsonrpc", "id", "method", "params", "result":
-		return true
+const (
+	envJSONRPC uint8 = 1 << iota
+	envID
+	envMethod
+	envParams
+	envResult
+	envError
+)
+
+func (e *envelope) has(m uint8) bool { return e.present&m != 0 }
+
+// envelope reads the members of the object x into env: in one pass over a
+// tape's members (names are unique there), by look-ups in a decoded map.
+func (x fval) envelope(env *envelope) {
+	if x.t == nil {
+		m, _ := x.v.(map[string]any)
+		for k, v := range m {
+			switch k {
+			case "jsonrpc":
+				env.jsonrpc, env.present = fval{v: v}, env.present|envJSONRPC
+			case "id":
+				env.id, env.present = fval{v: v}, env.present|envID
+			case "method":
+				env.method, env.present = fval{v: v}, env.present|envMethod
+			case "params":
+				env.params, env.present = fval{v: v}, env.present|envParams
+			case "result":
+				env.result, env.present = fval{v: v}, env.present|envResult
+			case "error":
+				env.present |= envError
+				env.other = true
+			default:
+				env.other = true
+			}
+		}
+		return
 	}
-	return false
+	for _, m := range x.t.Entries(x.e) {
+		v := fval{t: x.t, e: m}
+		switch string(x.t.Key(m)) {
+		case "jsonrpc":
+			env.jsonrpc, env.present = v, env.present|envJSONRPC
+		case "id":
+			env.id, env.present = v, env.present|envID
+		case "method":
+			env.method, env.present = v, env.present|envMethod
+		case "params":
+			env.params, env.present = v, env.present|envParams
+		case "result":
+			env.result, env.present = v, env.present|envResult
+		case "error":
+			env.present |= envError
+			env.other = true
+		default:
+			env.other = true
+		}
+	}
 }
 
 // idKey is idKey of the id x holds (absent: null).
