@@ -156,11 +156,20 @@ func (o obj) member(k string) (json.RawMessage, state) {
 
 // str reads a string member.
 func (o obj) str(k string) (string, state) {
-	v, st := o.member(k)
-	if st != valid {
-		return "", st
+	m, found := o.find(k)
+	switch {
+	case !found:
+		return "", missing
+	case isJSONNull(m.v):
+		return "", isNull
 	}
-	s, ok := asString(v)
+	var s string
+	var ok bool
+	if m.t != nil {
+		s, ok = m.t.strs.text(m.v) // a frame's member: its conn's strings
+	} else {
+		s, ok = asString(m.v)
+	}
 	if !ok {
 		return "", invalid
 	}
@@ -247,7 +256,12 @@ func (o obj) number(k string) (json.RawMessage, state) {
 	return v, valid
 }
 
-func isJSONNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+func isJSONNull(v json.RawMessage) bool {
+	if len(v) > 0 && v[0] > ' ' && v[0] != 'n' {
+		return false // no space before a value that is not null (a frame's members have none)
+	}
+	return string(bytes.TrimSpace(v)) == "null"
+}
 
 func isJSONNumber(v json.RawMessage) bool {
 	var n json.Number

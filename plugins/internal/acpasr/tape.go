@@ -21,6 +21,40 @@ type frameTape struct {
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
 	data []byte // the frame's copy the objects alias (parseRPCTape)
+	// strs are the short strings read from the frames' members (ids,
+	// kinds), so that the same id read frame after frame is one string.
+	strs strCache
+}
+
+// strCache remembers recent short strings of plain ASCII by a hash of
+// their bytes (one per slot, the last read), so that reading one again
+// does not allocate.
+type strCache struct {
+	slots [256]string
+}
+
+// maxCached is the longest string text strCache keeps.
+const maxCached = 64
+
+// text is asString(v): for a JSON string of plain printable ASCII with no
+// escape (its text is its bytes) the cached string, else decoded.
+func (c *strCache) text(v []byte) (string, bool) {
+	if len(v) < 2 || len(v) > maxCached+2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return asString(v)
+	}
+	body := v[1 : len(v)-1]
+	h := uint32(2166136261)
+	for _, b := range body {
+		if b < 0x20 || b >= 0x7f || b == '"' || b == '\\' {
+			return asString(v)
+		}
+		h = (h ^ uint32(b)) * 16777619
+	}
+	slot := &c.slots[h&uint32(len(c.slots)-1)]
+	if *slot != string(body) {
+		*slot = string(body)
+	}
+	return *slot, true
 }
 
 // parse parses f's data into the tape; it reports whether the tape took it.
