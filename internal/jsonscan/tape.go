@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -19,8 +21,10 @@ type Tape struct {
 	// opening bracket appears: Conts[0] is the root when it is one.
 	Conts []Cont
 	root  Ent
-	stk   []Ent
-	keys  map[string]struct{}
+	// badUTF8: a string value holds invalid UTF-8 (names never do).
+	badUTF8 bool
+	stk     []Ent
+	keys    map[string]struct{}
 }
 
 // Ent is one value in a Tape: the member name (K0:K1, between its quotes;
@@ -51,7 +55,7 @@ const MaxTapeDepth = 500
 // encoding/json checks them (escapes, control characters) and not decoded.
 func (t *Tape) Parse(b []byte) bool {
 	t.Release() // the buffers a large value grew are not kept for the next one
-	t.B, t.Ents, t.Conts, t.stk = b, t.Ents[:0], t.Conts[:0], t.stk[:0]
+	t.B, t.Ents, t.Conts, t.stk, t.badUTF8 = b, t.Ents[:0], t.Conts[:0], t.stk[:0], false
 	if len(b) >= 1<<30 {
 		return false
 	}
@@ -73,6 +77,11 @@ func (t *Tape) Release() {
 		t.Ents, t.Conts, t.stk = nil, nil, nil
 	}
 }
+
+// ValidUTF8 reports whether the text parsed (Parse returned true) is valid
+// UTF-8, as utf8.Valid(t.B) does: outside its strings JSON text is ASCII,
+// and Parse looked at every string's bytes.
+func (t *Tape) ValidUTF8() bool { return !t.badUTF8 }
 
 // Root is the value parsed.
 func (t *Tape) Root() Ent { return t.root }
@@ -132,7 +141,11 @@ func (p *tapeParser) value(i, depth int) (Ent, int, bool) {
 			i, ok = p.array(i, depth+1, e.C)
 		}
 	case c == '"':
-		i, _, ok = ScanString(b, i)
+		var hi bool
+		j := i
+		if i, _, hi, ok = scanString(b, i); ok && hi && !utf8.Valid(b[j+1:i-1]) {
+			p.t.badUTF8 = true
+		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		i, ok = scanNumber(b, i)
 	case c == 't':
@@ -174,8 +187,8 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 			return i, false
 		}
 		k0 := i + 1
-		end, esc, ok := ScanString(b, i)
-		if !ok || esc || !utf8.Valid(b[k0:end-1]) {
+		end, esc, hi, ok := scanString(b, i)
+		if !ok || esc || (hi && !utf8.Valid(b[k0:end-1])) {
 			return i, false
 		}
 		i = SkipSpace(b, end)
@@ -272,34 +285,56 @@ func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 // accepted, as encoding/json accepts it) and returns the index after it
 // and whether it holds an escape.
 func ScanString(b []byte, i int) (end int, escaped, ok bool) {
+	end, escaped, _, ok = scanString(b, i)
+	return end, escaped, ok
+}
+
+// scanString is ScanString; hi also tells whether the string holds a byte
+// beyond ASCII (without one it is valid UTF-8).
+func scanString(b []byte, i int) (end int, escaped, hi, ok bool) {
+	const highs = 0x8080808080808080
+	var acc uint64 // the bytes skipped eight at a time, or'ed
 	for j := i + 1; j < len(b); j++ {
-		if j = skipPlain(b, j); j >= len(b) {
+		for j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			if m := specialMask(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				acc |= x & (1<<(8*k) - 1) // the bytes before the special one
+				j += k
+				break
+			}
+			acc |= x
+			j += 8
+		}
+		if j >= len(b) {
 			break
 		}
 		switch c := b[j]; {
+		case c >= 0x80:
+			hi = true
 		case c == '\\':
 			escaped = true
 			if j+1 >= len(b) {
-				return 0, escaped, false
+				return 0, escaped, hi, false
 			}
 			switch b[j+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				j++
 			case 'u':
 				if getu4(b[j:]) < 0 {
-					return 0, escaped, false
+					return 0, escaped, hi, false
 				}
 				j += 5
 			default:
-				return 0, escaped, false
+				return 0, escaped, hi, false
 			}
 		case c == '"':
-			return j + 1, escaped, true
+			return j + 1, escaped, hi || acc&highs != 0, true
 		case c < 0x20:
-			return 0, escaped, false
+			return 0, escaped, hi, false
 		}
 	}
-	return 0, escaped, false
+	return 0, escaped, hi, false
 }
 
 // NumberEnd is scanNumber: the index after the JSON number at b[i].

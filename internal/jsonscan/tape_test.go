@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 var tapeCases = []string{`{}`, `[]`, `1`, `-0.5e-3`, `"x"`, `true`, `null`, ` {"a" : [1, {"b":"]}"}] , "c":null} `,
 	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a":"\u12"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}", `[1,]`, `{"a"}`,
+	"{\"a\":\"\xc3\xa9\",\"b\":\"long enough to be read eight at a time \xe2\x80\"}", "[\"abcdefgh\xffabcdefgh\"]", "[\"\xf0\x9f\x98\x80\\n\xc3\"]",
 	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`}
 
 // checkTape fails unless Parse takes only what encoding/json accepts, and
@@ -19,6 +21,9 @@ func checkTape(t *testing.T, b []byte) {
 	}
 	if !json.Valid(b) {
 		t.Fatalf("Parse takes %q, encoding/json does not", b)
+	}
+	if tp.ValidUTF8() != utf8.Valid(b) {
+		t.Fatalf("%q: ValidUTF8 %v, utf8.Valid %v", b, tp.ValidUTF8(), utf8.Valid(b))
 	}
 	var walk func(e Ent)
 	walk = func(e Ent) {

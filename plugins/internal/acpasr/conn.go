@@ -230,7 +230,8 @@ func (c *conn) frame(f *sdk.Frame) {
 		return
 	}
 	data := f.Data
-	if !utf8.Valid(data) {
+	// The tape of the schema check looked at every string's bytes.
+	if !(c.ft.holds(f, data) && c.ft.t.ValidUTF8()) && !utf8.Valid(data) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
