@@ -21,6 +21,10 @@ type frameTape struct {
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
 	data []byte // the frame's copy the objects alias (parseRPCTape)
+	// slab holds the members of the current frame's objects (objAt): one
+	// allocation a frame, not one per object; a new one for each frame,
+	// since objects outlive their frame.
+	slab []kv
 	// strs are the short strings read from the frames' members (ids,
 	// kinds), so that the same id read frame after frame is one string.
 	strs strCache
@@ -60,7 +64,7 @@ func (c *strCache) text(v []byte) (string, bool) {
 // parse parses f's data into the tape; it reports whether the tape took it.
 func (ft *frameTape) parse(f *sdk.Frame) bool {
 	ft.gen++
-	ft.f, ft.data = f, nil
+	ft.f, ft.data, ft.slab = f, nil, nil
 	ft.ok = ft.t.Parse(f.Data)
 	return ft.ok
 }
@@ -73,14 +77,23 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
-	ft.f, ft.data, ft.ok = nil, nil, false
+	ft.f, ft.data, ft.ok, ft.slab = nil, nil, false, nil
 }
 
 // objAt builds the object that is the tape's entry e, its values aliasing
 // ft.data; e must be an object of the current frame.
 func (ft *frameTape) objAt(e jsonscan.Ent) obj {
 	ents := ft.t.Entries(e)
-	o := make(obj, len(ents))
+	n := len(ents)
+	if n == 0 {
+		return obj{} // not nil: an empty object is not an absent one
+	}
+	if cap(ft.slab)-len(ft.slab) < n {
+		ft.slab = make([]kv, 0, max(n, min(len(ft.t.Ents), 64)))
+	}
+	l := len(ft.slab)
+	o := obj(ft.slab[l : l+n : l+n]) // appending to o copies it
+	ft.slab = ft.slab[:l+n]
 	for i, m := range ents {
 		k := ft.data[m.K0:m.K1]
 		key := knownKey(k)
