@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -160,7 +161,7 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 	}
 	switch {
 	case thought && chunk:
-		m.addThought(block)
+		m.addThoughtOf(bo)
 		m.thoughtChunk = true
 	case thought && contentSt != missing:
 		m.thought, m.hasThought, m.thoughtChunk = nil, false, false
@@ -196,11 +197,19 @@ func (m *message) agentContent() {
 // declared as the "reasoning" loss.
 func (m *message) addThought(b json.RawMessage) {
 	o, _ := parseObj(b)
+	m.addThoughtOf(o)
+}
+
+// addThoughtOf is addThought of a block parsed as o (nil: not an object):
+// the text is decoded onto the thought's.
+func (m *message) addThoughtOf(o obj) {
 	if typ, _ := o.str("type"); typ == "text" {
-		if t, st := o.str("text"); st == valid {
-			m.thought = append(m.thought, t...)
-			m.hasThought = true
-			return
+		if v, st := o.member("text"); st == valid {
+			if t, ok := jsonscan.AppendString(m.thought, v); ok {
+				m.thought = t
+				m.hasThought = true
+				return
+			}
 		}
 	}
 	m.droppedThought = true

@@ -155,7 +155,7 @@ func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
 	}
 	switch {
 	case method != nil:
-		s, ok := jsonscan.String(raw(method))
+		s, ok := ft.strs.text(raw(method))
 		if !ok {
 			return rpcMsg{}, sdk.ErrMethod
 		}
