@@ -1,8 +1,15 @@
 package captured
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
 )
 
 // resident is how many bytes of the arena's memory file have pages.
@@ -104,5 +111,68 @@ func TestSlabPartsHoldTheSlab(t *testing.T) {
 	p2.unref()
 	if a.Free() != a.Slots() {
 		t.Fatal("the slab's slot was not freed after its last part")
+	}
+}
+
+// TestSpoolOfManyArenaChunks: a spool of more arena records than one writev takes
+// (IOV_MAX) is written to a file whole and read back in place, chunk for chunk.
+func TestSpoolOfManyArenaChunks(t *testing.T) {
+	a, err := NewArena(64 * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := MapArenaFile(a.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	items := make(chan Item, n+1)
+	s := a.NewSlab()
+	for i := range n {
+		d := []byte(fmt.Sprintf(`{"n":%d}`+"\n", i))
+		if s.Room() < len(d) {
+			s.Drop()
+			s = a.NewSlab()
+		}
+		items <- Item{Dir: sdk.A2C, At: time.Unix(0, int64(i)), Chunk: s.Part(d)}
+	}
+	items <- Item{Dir: sdk.C2A, At: time.Unix(0, n), Chunk: &Chunk{Data: []byte("on the heap\n")}}
+	close(items)
+	f, err := os.CreateTemp(t.TempDir(), "spool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem, err := WriteSpool(f, SpoolHeader{}, items, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rem[1].Frames != n || rem[0].Frames != 1 {
+		t.Fatalf("remainder %+v, want %d a2c frames and 1 c2a", rem, n)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, next, err := ReadSpool(f, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		it, err := next()
+		if errors.Is(err, io.EOF) {
+			if i != n+1 {
+				t.Fatalf("read %d chunks, want %d", i, n+1)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		want := fmt.Sprintf(`{"n":%d}`+"\n", i)
+		if i == n {
+			want = "on the heap\n"
+		}
+		if string(it.Chunk.Data) != want || it.At.UnixNano() != int64(i) {
+			t.Fatalf("chunk %d: %q at %d, want %q", i, it.Chunk.Data, it.At.UnixNano(), want)
+		}
 	}
 }

@@ -97,10 +97,9 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Re
 		if werr == nil {
 			inArena, werr = writeRecord(bw, it, &cnt, arena)
 		}
-		if inArena {
-			continue
+		if !inArena {
+			held = append(held, it) // its Data is in the batch until flushed
 		}
-		held = append(held, it) // its Data is in the batch until flushed
 		if bw.full() || werr != nil {
 			if werr == nil {
 				werr = bw.flush()
