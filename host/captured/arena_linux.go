@@ -46,3 +46,5 @@ func MapArenaFile(f *os.File) ([]byte, error) {
 	}
 	return mem, nil
 }
+
+const defaultQueueBytes = 256 << 20 // see DefaultQueueBytes

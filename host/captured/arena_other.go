@@ -15,3 +15,5 @@ func mapArena(int64) (*os.File, []byte, func(off, n int64) error, error) {
 func MapArenaFile(*os.File) ([]byte, error) {
 	return nil, errors.New("queue arena: memory files are Linux only")
 }
+
+const defaultQueueBytes = 64 << 20 // see DefaultQueueBytes
