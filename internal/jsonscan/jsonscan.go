@@ -323,29 +323,88 @@ func getu4(b []byte) rune {
 
 // String decodes a raw JSON value that is a string (with its quotes).
 func String(raw []byte) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '"' {
+	body, ok := stringBody(raw)
+	if !ok {
 		return "", false
 	}
-	if end, ok := StringEnd(raw, 0); !ok || end != len(raw) {
+	switch plainBody(body) {
+	case bodyASCII:
+		return string(body), true
+	case bodyHigh:
+		if utf8.Valid(body) {
+			return string(body), true
+		}
+	}
+	b, ok := unescape(make([]byte, 0, len(body)+8), body)
+	if !ok {
 		return "", false
 	}
-	return Unquote(raw[1 : len(raw)-1])
+	return string(b), true
 }
+
+// stringBody is the inside of raw, a JSON string value with its quotes
+// and maybe space around; false when raw is not quoted. Whether the inside
+// is a string's is for the decoding to tell: unescape refuses a bare
+// quote, a control character, a bad or trailing escape, so a quote that
+// ends the string early or an escaped last quote is refused there (what
+// StringEnd would have found).
+func stringBody(raw []byte) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
+}
+
+const (
+	bodyEscaped = iota // a quote, a backslash or a control character
+	bodyASCII          // none, and only ASCII: the text is the bytes
+	bodyHigh           // none, but bytes beyond ASCII (the text if valid UTF-8)
+)
+
+// plainBody classifies a string's inside, eight bytes at a time.
+func plainBody(b []byte) int {
+	const highs = 0x8080808080808080
+	var acc uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if specialMask(x) != 0 {
+			return bodyEscaped
+		}
+		acc |= x
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return bodyEscaped
+		}
+		acc |= uint64(c)
+	}
+	if acc&highs != 0 {
+		return bodyHigh
+	}
+	return bodyASCII
+}
+
+// PlainASCII reports whether b, the inside of a JSON string, is printable
+// ASCII without a quote or a backslash: its text is its bytes.
+func PlainASCII(b []byte) bool { return plainBody(b) == bodyASCII }
 
 // AppendString appends the text of raw, a JSON string value (with its
 // quotes), to dst as String decodes it; on false dst is to be dropped.
 func AppendString(dst, raw []byte) ([]byte, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '"' {
+	body, ok := stringBody(raw)
+	if !ok {
 		return dst, false
 	}
-	if end, ok := StringEnd(raw, 0); !ok || end != len(raw) {
-		return dst, false
-	}
-	body := raw[1 : len(raw)-1]
-	if plain(body) {
+	switch plainBody(body) {
+	case bodyASCII:
 		return append(dst, body...), true
+	case bodyHigh:
+		if utf8.Valid(body) {
+			return append(dst, body...), true
+		}
 	}
 	return unescape(dst, body)
 }

@@ -231,3 +231,42 @@ func TestSkipPlainExact(t *testing.T) {
 		check(b)
 	}
 }
+
+// checkString fails unless String (and AppendString) decodes raw as
+// encoding/json decodes a JSON string alone (what bytes.TrimSpace takes
+// around it aside: a frame's values have no space), and fails where it
+// fails.
+func checkString(t *testing.T, raw []byte) {
+	var want string
+	trimmed := bytes.TrimSpace(raw)
+	wok := len(trimmed) > 0 && trimmed[0] == '"' && json.Unmarshal(trimmed, &want) == nil
+	got, ok := String(raw)
+	if ok != wok || got != want {
+		t.Fatalf("String(%q) = %q, %v; encoding/json %q, %v", raw, got, ok, want, wok)
+	}
+	app, aok := AppendString([]byte("pre"), raw)
+	if aok != wok || (aok && string(app) != "pre"+want) {
+		t.Fatalf("AppendString(%q) = %q, %v; encoding/json %q, %v", raw, app, aok, want, wok)
+	}
+	if PlainASCII(trimmed) && len(trimmed) >= 2 {
+		body := trimmed[1 : len(trimmed)-1]
+		if s, ok := String(append(append([]byte{'"'}, body...), '"')); PlainASCII(body) && (!ok || s != string(body)) {
+			t.Fatalf("PlainASCII(%q) but String = %q, %v", body, s, ok)
+		}
+	}
+}
+
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, body := range unquoteCases {
+		for _, raw := range []string{`"` + body + `"`, ` "` + body + `" `, `"` + body, `"` + body + `\"`, `"` + body + `"x"`, `"abcdefgh` + body + `ijklmnop"`} {
+			checkString(t, []byte(raw))
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, body := range unquoteCases {
+		f.Add([]byte(`"` + body + `"`))
+	}
+	f.Fuzz(checkString)
+}

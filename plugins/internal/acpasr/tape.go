@@ -40,21 +40,25 @@ type strCache struct {
 // maxCached is the longest string text strCache keeps.
 const maxCached = 64
 
-// text is asString(v): for a JSON string of plain printable ASCII with no
-// escape (its text is its bytes) the cached string, else decoded.
+// text is asString(v): for a JSON string of printable ASCII with no
+// escape (jsonscan.PlainASCII: its text is its bytes) the cached string,
+// else decoded.
 func (c *strCache) text(v []byte) (string, bool) {
 	if len(v) < 2 || len(v) > maxCached+2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return asString(v)
 	}
 	body := v[1 : len(v)-1]
-	h := uint32(2166136261)
-	for _, b := range body {
-		if b < 0x20 || b >= 0x7f || b == '"' || b == '\\' {
-			return asString(v)
-		}
-		h = (h ^ uint32(b)) * 16777619
+	if !jsonscan.PlainASCII(body) {
+		return asString(v)
 	}
-	slot := &c.slots[h&uint32(len(c.slots)-1)]
+	// The slot: the length and the first and last (up to) eight bytes.
+	var a, b uint64
+	for i := 0; i < len(body) && i < 8; i++ {
+		a |= uint64(body[i]) << (8 * i)
+		b |= uint64(body[len(body)-1-i]) << (8 * i)
+	}
+	h := (a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(len(body))) >> 56
+	slot := &c.slots[h%uint64(len(c.slots))]
 	if *slot != string(body) {
 		*slot = string(body)
 	}
