@@ -284,3 +284,27 @@ func encodeString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// AppendText appends to dst the text of raw, a JSON string value (with
+// its quotes), escaped as Marshal escapes a string, without the quotes:
+// what Marshal writes between the quotes for the string raw decodes to.
+// A string already written so (canonEscaped) is copied; any other is
+// decoded (internal/jsonscan.String) and escaped again. ok is false when
+// raw is not a JSON string (dst is then to be dropped). The text of a
+// JSON string decodes to valid UTF-8 and Marshal escapes it rune by rune,
+// so the texts of several strings appended one after the other are the
+// text of their decoded texts joined.
+func AppendText(dst, raw []byte) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && canonEscaped(raw[1:len(raw)-1]) {
+		return append(dst, raw[1:len(raw)-1]...), true
+	}
+	s, ok := jsonscan.String(raw)
+	if !ok {
+		return dst, false
+	}
+	n := len(dst)
+	dst = encodeString(dst, s)
+	copy(dst[n:], dst[n+1:len(dst)-1])
+	return dst[:len(dst)-2], true
+}

@@ -182,3 +182,29 @@ func check(t *testing.T, q string) {
 		t.Fatalf("canonString(%q) = %q; want %q", q, got, want)
 	}
 }
+
+// AppendText appends what Marshal writes between the quotes for the
+// string raw decodes to, and refuses what is not a JSON string.
+func FuzzAppendText(f *testing.F) {
+	for _, c := range []string{`"a"`, `"\"\\\/\b\f\n\r\t"`, `"\u0000\u001f\u001F\u0008"`, `"\u2028\u2029\ufffd"`,
+		"\"\u2028\xff\"", `"é\u00e9"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\u00"`, "\"\x7f<>&\"", ` "x" `, `"a"b"`, `"a\"`, `1`} {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, wok := jsonscan.String(raw)
+		got, ok := AppendText([]byte("pre"), raw)
+		if ok != wok {
+			t.Fatalf("AppendText(%q) ok %v; String ok %v", raw, ok, wok)
+		}
+		if !ok {
+			return
+		}
+		m, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "pre" + string(m[1:len(m)-1]); string(got) != want {
+			t.Fatalf("AppendText(%q) = %q; Marshal of its text %q", raw, got, want)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -16,7 +15,7 @@ import (
 type blocks struct {
 	done []json.RawMessage
 	open bool            // a plain text block is at the end, in text
-	text []byte          // its text
+	text []byte          // its text, escaped as asr.Marshal escapes it (asr.AppendText)
 	orig json.RawMessage // that block as received, while nothing was joined to it
 }
 
@@ -38,7 +37,7 @@ func (b *blocks) push(x json.RawMessage) {
 func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
 	if v, ok := plainTextOf(o); ok {
-		t, _ := jsonscan.AppendString(nil, v)
+		t, _ := asr.AppendText(nil, v)
 		b.open, b.text, b.orig = true, t, x
 		return
 	}
@@ -54,7 +53,8 @@ func (b *blocks) chunk(x json.RawMessage) {
 // chunkOf is chunk of x, parsed as o (nil: not an object).
 func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 	if v, ok := plainTextOf(o); ok && b.open {
-		b.text, _ = jsonscan.AppendString(b.text, v)
+		b.text, _ = asr.AppendText(b.text, v) // the joined text, escaped: each part's escaped
+
 		b.orig = nil
 		return
 	}
@@ -72,7 +72,7 @@ func (b *blocks) tail() json.RawMessage {
 	if b.orig != nil {
 		return compact(b.orig)
 	}
-	return textPart("text", string(b.text))
+	return escapedTextPart("text", b.text)
 }
 
 // list is the content as it stands (never nil).
@@ -112,6 +112,14 @@ func plainTextOf(o obj) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return o.raw("text"), true
+}
+
+// escapedTextPart is textPart(typ, text) for the text escaped as
+// asr.Marshal escapes it (asr.AppendText); typ needs no escape.
+func escapedTextPart(typ string, esc []byte) json.RawMessage {
+	b := make([]byte, 0, len(`{"type":"","text":""}`)+len(typ)+len(esc))
+	b = append(append(append(b, `{"type":"`...), typ...), `","text":"`...)
+	return append(append(b, esc...), `"}`...)
 }
 
 // textPart builds {"type":<typ>,"text":<text>} ("text", "reasoning").
