@@ -291,7 +291,12 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 	if env.has(envMethod) {
 		m.present = true
 		if v := env.method; v.typ() == tString {
-			m.name, m.isString = v.text(), true
+			m.isString = true
+			if c.lastSch != nil && v.isText(c.lastCall.method) {
+				m.name = c.lastCall.method // the method of the last payload checked
+			} else {
+				m.name = v.text()
+			}
 		}
 	}
 	if !c.tolerant || !c.lightEnvelope(&env, m) {
@@ -394,7 +399,13 @@ func (c *Checker) checkPayload(side, method, what string, v fval, field string) 
 	}
 	if method == "session/update" && what == "notification" {
 		if u, ok := v.member("update"); ok && u.typ() == tObject {
-			if kind, ok := u.str("sessionUpdate"); ok {
+			if k, ok := u.member("sessionUpdate"); ok && k.typ() == tString {
+				var kind string
+				if c.lastUpdate != nil && k.isText(c.lastKind) {
+					kind = c.lastKind
+				} else {
+					kind = k.text()
+				}
 				if c.lastUpdate == nil || kind != c.lastKind {
 					if b := c.schema.updates[kind]; b != nil {
 						c.lastKind, c.lastUpdate = kind, b
