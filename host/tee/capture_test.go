@@ -426,19 +426,53 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 // TestRunCausalOrder: lines go to an echo agent one at a time; in the capture queue every
 // editor line comes before its echo (it is queued before it is forwarded), although the two
 // directions are copied by different goroutines.
+//
+// With a doorbell (Config.Doorbell), a receiver that waits only on the bell gets every
+// chunk and the queue's close: a ring missed would leave it waiting (the test would hang).
 func TestRunCausalOrder(t *testing.T) {
+	t.Run("queue", func(t *testing.T) { testCausalOrder(t, false) })
+	t.Run("doorbell", func(t *testing.T) { testCausalOrder(t, true) })
+}
+
+func testCausalOrder(t *testing.T, doorbell bool) {
 	const n = 300
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
 	q := make(chan captured.Item, 4096)
 	var order []string
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		splitEach(q, 0, func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) })
-	}()
+	add := func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) }
+	var bell chan struct{}
+	if doorbell {
+		bell = make(chan struct{}, 1)
+		go func() {
+			defer close(done)
+			ch := make(chan captured.Item) // what the bell let through, for splitEach
+			go func() {
+				defer close(ch)
+				for {
+					select {
+					case it, ok := <-q:
+						if !ok {
+							return
+						}
+						ch <- it
+						continue
+					default:
+					}
+					<-bell
+				}
+			}()
+			splitEach(ch, 0, add)
+		}()
+	} else {
+		go func() {
+			defer close(done)
+			splitEach(q, 0, add)
+		}()
+	}
 	argv, env := helperAgent("echo")
-	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: os.Stderr, Queue: q})
+	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: os.Stderr, Queue: q, Doorbell: bell})
 	r := bufio.NewReader(fromTee)
 	for i := range n {
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"x"}`+"\n", i)
