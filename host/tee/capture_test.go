@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -428,7 +429,8 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 // directions are copied by different goroutines.
 //
 // With a doorbell (Config.Doorbell), a receiver that waits only on the bell gets every
-// chunk and the queue's close: a ring missed would leave it waiting (the test would hang).
+// chunk while the tee runs (each line's chunks are seen before the next line is sent), and
+// the queue's close.
 func TestRunCausalOrder(t *testing.T) {
 	t.Run("queue", func(t *testing.T) { testCausalOrder(t, false) })
 	t.Run("doorbell", func(t *testing.T) { testCausalOrder(t, true) })
@@ -443,6 +445,7 @@ func testCausalOrder(t *testing.T, doorbell bool) {
 	done := make(chan struct{})
 	add := func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) }
 	var bell chan struct{}
+	var received atomic.Int64
 	if doorbell {
 		bell = make(chan struct{}, 1)
 		go func() {
@@ -456,6 +459,7 @@ func testCausalOrder(t *testing.T, doorbell bool) {
 						if !ok {
 							return
 						}
+						received.Add(1)
 						ch <- it
 						continue
 					default:
@@ -491,6 +495,14 @@ func testCausalOrder(t *testing.T, doorbell bool) {
 		toTee.WriteString(line)
 		if s := readLine(t, r); s != line {
 			t.Fatalf("echo %q", s)
+		}
+		if doorbell { // the line and its echo reach the receiver before the next line
+			for deadline := time.Now().Add(30 * time.Second); received.Load() < int64(3*i/2+2); {
+				if time.Now().After(deadline) {
+					t.Fatalf("line %d: the receiver got %d chunks: a ring was missed", i, received.Load())
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
 		}
 	}
 	toTee.Close()
