@@ -146,7 +146,7 @@ func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 	var err error
 	if e.Type == TypeFrame && len(e.Line) > streamAbove {
 		buf, err = writeBigFrame(w.bw, w.buf, &e)
-	} else if w.bw.Available() >= len(e.Line)+len(e.Line)/8+entryOverhead {
+	} else if w.bw.Available() >= len(e.Line)+len(e.Line)/4+entryOverhead {
 		// Encoded straight into the writer's buffer, which Write then takes without a
 		// copy (an entry that outgrew the room is copied, as below).
 		var b []byte
