@@ -93,7 +93,13 @@ func (ft *frameTape) objAt(e jsonscan.Ent) obj {
 		return obj{} // not nil: an empty object is not an absent one
 	}
 	if cap(ft.slab)-len(ft.slab) < n {
-		ft.slab = make([]kv, 0, max(n, min(len(ft.t.Ents), 64)))
+		// Room for the members of every object below the top level (the
+		// top level's are read from the tape, not built), at most 64.
+		below := len(ft.t.Ents)
+		if r := ft.t.Root(); r.C >= 0 {
+			below -= len(ft.t.Entries(r))
+		}
+		ft.slab = make([]kv, 0, max(n, min(below, 64)))
 	}
 	l := len(ft.slab)
 	o := obj(ft.slab[l : l+n : l+n]) // appending to o copies it
