@@ -1,0 +1,202 @@
+package aep
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/internal/jsonscan"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/aep"
+)
+
+// The fast path. Every line frame is parsed once, strictly, into a tape
+// (internal/jsonscan.Tape: the spans of every member, nothing decoded).
+// The frames that make up nearly all of a session, session/update
+// notifications of a content stream (deltaKinds: message, thought and
+// tool-output chunks), are mapped from the tape directly: the few members
+// the mapping reads are decoded where they lie, and nothing else of the
+// frame is decoded at all (no map, no string of the chunk's text unless the
+// deltas opt-in writes it). Every other frame goes the map-based way
+// (parseMsg, mapMsg), which the tape spares its validation pass: the tape
+// accepts only text encoding/json accepts.
+//
+// What the fast path does not model it leaves to the map-based path, whole:
+// a frame the tape refuses (a member name with an escape, a duplicate name,
+// deep nesting), a request, a method other than session/update or one
+// written with an escape, params or update that are not objects, a
+// sessionUpdate that is not a string of deltaKinds. fast_test.go checks
+// that both paths give the same outputs, frame by frame, on the goldens'
+// inputs and on random and mutated frames.
+
+// fastFrame maps f from the tape when it can. valid reports whether f is
+// valid UTF-8 and JSON (the tape took it); handled whether it is mapped.
+func (c *conn) fastFrame(f *sdk.Frame) (handled, valid bool) {
+	if c.slowOnly || !utf8.Valid(f.Data) || !c.tape.Parse(f.Data) {
+		c.tape.Release()
+		return false, false
+	}
+	handled = c.fastUpdate(f)
+	c.tape.Release() // the tape does not keep the caller's frame
+	return handled, true
+}
+
+// fastUpdate maps a session/update notification of a content stream from
+// the tape; it reports false, having changed nothing, for anything else.
+func (c *conn) fastUpdate(f *sdk.Frame) bool {
+	if f.Dir != sdk.A2C {
+		return false
+	}
+	t := &c.tape
+	root := t.Root()
+	if root.C < 0 || t.B[root.V0] != '{' {
+		return false
+	}
+	var method, params jsonscan.Ent
+	hasMethod, hasParams := false, false
+	for _, e := range t.Entries(root) {
+		switch string(t.Key(e)) {
+		case "id":
+			return false // a request: remembered for its response
+		case "method":
+			method, hasMethod = e, true
+		case "params":
+			params, hasParams = e, true
+		}
+	}
+	if !hasMethod || !hasParams || string(t.Bytes(method)) != `"session/update"` || t.B[params.V0] != '{' {
+		return false
+	}
+	u, ok := t.Member(params, "update")
+	if !ok || t.B[u.V0] != '{' {
+		return false
+	}
+	k, ok := t.Member(u, "sessionUpdate")
+	if !ok {
+		return false
+	}
+	kind, ok := tapeStr(t, k)
+	if !ok || !deltaKinds[kind] {
+		return false
+	}
+	sid := ""
+	if e, ok := t.Member(params, "sessionId"); ok {
+		sid, _ = tapeStr(t, e)
+	}
+	st := c.session(sid)
+	if st.replaying > 0 {
+		return true // observeReplay keeps nothing of a content stream
+	}
+	ds := c.deltaTape(st, kind, u)
+	if len(ds) == 0 {
+		return true
+	}
+	tp := tapeTraceparent(t, u, params)
+	for _, d := range ds {
+		if d.tp == "" {
+			d.tp = tp
+		}
+	}
+	c.stamp(&frameRef{seq: f.Seq, batch: f.BatchIndex, at: f.At}, ds)
+	return true
+}
+
+// deltaTape is delta for the update object u on the tape.
+func (c *conn) deltaTape(st *sess, kind string, u jsonscan.Ent) []*draft {
+	if !c.s.deltas {
+		return nil
+	}
+	level := c.s.ceiling("deltas")
+	if level < aep.Redacted {
+		return nil
+	}
+	t := &c.tape
+	var text string
+	switch kind {
+	case "terminal_output_chunk":
+		if e, ok := t.Member(u, "data"); ok {
+			if s, ok := tapeStr(t, e); ok {
+				if b, err := base64.StdEncoding.DecodeString(s); err == nil && utf8.Valid(b) {
+					text = string(b)
+				}
+			}
+		}
+	default:
+		if e, ok := t.Member(u, "content"); ok {
+			text = tapeTextOf(t, e)
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	d := c.newDraft(st, vendorType(kind), "debug")
+	d.level = level
+	if level == aep.Redacted {
+		text = c.s.redactor.Text(text)
+	}
+	d.data = obj{"delta": text}
+	if e, ok := t.Member(u, "messageId"); ok {
+		if id, ok := tapeStr(t, e); ok {
+			d.subject = id
+		}
+	}
+	return []*draft{d}
+}
+
+// tapeStr decodes e when it is a string, as the map-based decoder does.
+func tapeStr(t *jsonscan.Tape, e jsonscan.Ent) (string, bool) {
+	if t.B[e.V0] != '"' {
+		return "", false
+	}
+	return jsonscan.Text(t.Bytes(e))
+}
+
+// tapeMemberStr is str over the tape: the string member k of object o.
+func tapeMemberStr(t *jsonscan.Tape, o jsonscan.Ent, k string) (string, bool) {
+	e, ok := t.Member(o, k)
+	if !ok {
+		return "", false
+	}
+	return tapeStr(t, e)
+}
+
+// tapeTextOf is textOf over the tape.
+func tapeTextOf(t *jsonscan.Tape, e jsonscan.Ent) string {
+	if e.C < 0 {
+		return ""
+	}
+	if t.B[e.V0] == '{' {
+		typ, _ := tapeMemberStr(t, e, "type")
+		switch typ {
+		case "text":
+			s, _ := tapeMemberStr(t, e, "text")
+			return s
+		case "content":
+			if c, ok := t.Member(e, "content"); ok {
+				return tapeTextOf(t, c)
+			}
+		}
+		return ""
+	}
+	var parts []string
+	for _, x := range t.Entries(e) {
+		if s := tapeTextOf(t, x); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// tapeTraceparent is traceparent over the tape.
+func tapeTraceparent(t *jsonscan.Tape, objs ...jsonscan.Ent) string {
+	for _, o := range objs {
+		m, ok := t.Member(o, "_meta")
+		if !ok {
+			continue
+		}
+		if tp, ok := tapeMemberStr(t, m, "traceparent"); ok && traceparentRe.MatchString(tp) {
+			return tp
+		}
+	}
+	return ""
+}
