@@ -1,7 +1,6 @@
 package aep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -96,7 +95,7 @@ func (c *conn) stamp(ref *frameRef, drafts []*draft) {
 			aep.Prune(d.typ, data, d.level)
 			ev.Data = data
 		}
-		b, err := json.Marshal(&ev)
+		b, err := encodeEvent(&ev)
 		if err == nil && d.setKey != "" {
 			st.ids[d.setKey] = ev.ID
 		}

@@ -1,6 +1,7 @@
 package aep
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 	"unicode/utf8"
@@ -75,15 +76,22 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 	if !ok {
 		return false
 	}
-	kind, ok := tapeStr(t, k)
-	if !ok || !deltaKinds[kind] {
+	kind, ok := tapeName(t, k, deltaKindNames)
+	if !ok {
 		return false
 	}
-	sid := ""
+	var st *sess
 	if e, ok := t.Member(params, "sessionId"); ok {
-		sid, _ = tapeStr(t, e)
+		if raw := t.Bytes(e); len(raw) > 2 && raw[0] == '"' {
+			st = c.sessions[string(raw[1:len(raw)-1])] // a known session, named without escapes: no string made
+		}
+		if st == nil {
+			sid, _ := tapeStr(t, e)
+			st = c.session(sid)
+		}
+	} else {
+		st = c.session("")
 	}
-	st := c.session(sid)
 	if st.replaying > 0 {
 		return true // observeReplay keeps nothing of a content stream
 	}
@@ -141,6 +149,35 @@ func (c *conn) deltaTape(st *sess, kind string, u jsonscan.Ent) []*draft {
 		}
 	}
 	return []*draft{d}
+}
+
+// deltaKindNames are the names of deltaKinds, to look up without making a
+// string.
+var deltaKindNames = func() map[string]string {
+	m := map[string]string{}
+	for k := range deltaKinds {
+		m[k] = k
+	}
+	return m
+}()
+
+// tapeName is the string e holds when it is one of names (as names holds
+// it: no string is made).
+func tapeName(t *jsonscan.Tape, e jsonscan.Ent, names map[string]string) (string, bool) {
+	raw := t.Bytes(e)
+	if raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		s, ok := names[string(raw[1:len(raw)-1])]
+		return s, ok
+	}
+	s, ok := jsonscan.Text(raw)
+	if !ok {
+		return "", false
+	}
+	s, ok = names[s]
+	return s, ok
 }
 
 // tapeStr decodes e when it is a string, as the map-based decoder does.
