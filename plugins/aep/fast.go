@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
@@ -77,8 +78,12 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 		return false
 	}
 	kind, ok := tapeName(t, k, deltaKindNames)
+	sparse := false
 	if !ok {
-		return false
+		if kind, ok = tapeName(t, k, sparseKindNames); !ok {
+			return false
+		}
+		sparse = true
 	}
 	var st *sess
 	if e, ok := t.Member(params, "sessionId"); ok {
@@ -91,6 +96,14 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 		}
 	} else {
 		st = c.session("")
+	}
+	ref := &frameRef{seq: f.Seq, batch: f.BatchIndex, at: f.At}
+	if sparse {
+		po := sparseObj(t, params, "sessionId", "_meta")
+		uo := sparseObj(t, u, sparseKinds[kind]...)
+		po["update"] = uo
+		c.stamp(ref, c.update(f, st, uo, po))
+		return true
 	}
 	if st.replaying > 0 {
 		return true // observeReplay keeps nothing of a content stream
@@ -105,8 +118,65 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 			d.tp = tp
 		}
 	}
-	c.stamp(&frameRef{seq: f.Seq, batch: f.BatchIndex, at: f.At}, ds)
+	c.stamp(ref, ds)
 	return true
+}
+
+// sparseKinds are the update kinds whose mapping (update, and
+// observeReplay during a replay) reads only these members of the update
+// object, besides sessionUpdate and _meta: they are mapped the map-based
+// way from an object of those members alone, decoded from the tape; the
+// rest of the frame (a tool call's content, locations, ...) is never
+// decoded.
+var sparseKinds = map[string][]string{
+	"state_update":     {"sessionUpdate", "_meta", "state", "stopReason", "error", "usage"},
+	"tool_call":        {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
+	"tool_call_update": {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
+}
+
+var sparseKindNames = func() map[string]string {
+	m := map[string]string{}
+	for k := range sparseKinds {
+		m[k] = k
+	}
+	return m
+}()
+
+// sparseObj is the object e holds with only the members keys, each decoded
+// as decodeObj decodes it.
+func sparseObj(t *jsonscan.Tape, e jsonscan.Ent, keys ...string) obj {
+	o := make(obj, len(keys))
+	for _, m := range t.Entries(e) {
+		k := t.Key(m)
+		for _, want := range keys {
+			if string(k) == want {
+				o[want] = tapeValue(t, m)
+				break
+			}
+		}
+	}
+	return o
+}
+
+// tapeValue decodes the value e as decodeObj decodes a member.
+func tapeValue(t *jsonscan.Tape, e jsonscan.Ent) any {
+	raw := t.Bytes(e)
+	switch raw[0] {
+	case '"':
+		s, _ := jsonscan.Text(raw)
+		return s
+	case 't':
+		return true
+	case 'f':
+		return false
+	case 'n':
+		return nil
+	}
+	v, ok := acpschema.DecodeJSON(raw)
+	if !ok {
+		v, _ = aep.Decode(raw)
+	}
+	return v
 }
 
 // deltaTape is delta for the update object u on the tape.

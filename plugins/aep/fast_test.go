@@ -216,7 +216,26 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			id++
 			l = append(l, mt.C2A(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi token=abc123secret"}]}}`, id)))
 		case 1:
-			l = append(l, mt.A2C(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"`+pick("running", "idle", "requires_action")+`","stopReason":"end_turn"}}}`))
+			l = append(l, mt.A2C(`{"jsonrpc":"2.0","method":"session/update","params":{`+sid()+`"update":{"sessionUpdate":"state_update","state":"`+pick("running", "idle", "requires_action", "unknown")+`"`+
+				pick(`,"stopReason":"end_turn"`, `,"stopReason":"error","error":{"code":-32000,"message":"token=abc123secret failed"}`, `,"stopReason":"cancelled"`, `,"stopReason":"refusal"`, ``, `,"stopReason":5`, `,"stopReason":"error","error":"x"`)+
+				pick(``, `,"usage":{"inputTokens":12,"outputTokens":3.5e2,"cached":1}`, `,"usage":7`)+pick(``, `,"extra":{"a":[1,2]}`)+meta()+`}`+meta()+`}}`))
+		case 7, 8:
+			tool := pick(`"toolCallId":"t1"`, `"toolCallId":"t2"`, `"toolCallId":"t\u0033"`, `"toolCallId":""`, `"toolCallId":9`, ``)
+			fields := []string{`"sessionUpdate":"` + pick("tool_call", "tool_call_update") + `"`}
+			if tool != "" {
+				fields = append(fields, tool)
+			}
+			for _, f := range []string{`"status":"` + pick("pending", "in_progress", "completed", "failed", "cancelled") + `"`, `"status":3`,
+				`"title":"Read /home/tester/a.go"`, `"name":"read_file"`, `"kind":"read"`, `"kind":""`,
+				`"rawInput":{"path":"/home/tester/a.go","token":"abc123secret","n":[1,2.50,{"x":null}]}`, `"rawInput":"cmd"`, `"rawInput":null`,
+				`"rawOutput":{"bytes":1000,"text":"API_TOKEN=zz"}`, `"rawOutput":"failed at /home/tester/x with abc123secret"`, `"rawOutput":[1]`,
+				`"content":[{"type":"content","content":{"type":"text","text":"big"}}]`, `"locations":[{"path":"/x","line":1}]`} {
+				if r.IntN(4) == 0 {
+					fields = append(fields, f)
+				}
+			}
+			r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+			l = append(l, mt.A2C(`{"jsonrpc":"2.0","method":"session/update","params":{`+sid()+`"update":{`+strings.Join(fields, ",")+meta()+`}}}`))
 		case 2:
 			l = append(l, mt.A2C(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id)))
 		case 3:
@@ -292,7 +311,9 @@ func TestFastPathTakesTheContentStreams(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`, sdk.A2C, true},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"terminal_output_chunk","data":"eA=="}}}`, sdk.A2C, true},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`, sdk.C2A, false},
-		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t"}}}`, sdk.A2C, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t"}}}`, sdk.A2C, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle"}}}`, sdk.A2C, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpd\u0061te":"agent_message_chunk"}}}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"},"update":{}}}`, sdk.A2C, false},
