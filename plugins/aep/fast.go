@@ -40,8 +40,15 @@ func (c *conn) fastFrame(f *sdk.Frame) (handled, valid bool) {
 	}
 	handled = c.fastUpdate(f)
 	c.tape.Release() // the tape does not keep the caller's frame
+	if cap(c.tape.Ents) > maxTapeKept || cap(c.tape.Conts) > maxTapeKept {
+		c.tape = jsonscan.Tape{} // nor the room a large frame needed
+	}
 	return handled, true
 }
+
+// maxTapeKept is the most entries the tape keeps room for between frames
+// (about 20 KiB; a content-stream frame has a dozen).
+const maxTapeKept = 1024
 
 // fastUpdate maps a session/update notification of a content stream from
 // the tape; it reports false, having changed nothing, for anything else.
