@@ -137,11 +137,13 @@ func (c *conn) frame(f *sdk.Frame) {
 	default:
 		return
 	}
-	handled, valid := c.fastFrame(f)
+	handled, m, err, parsed := c.fastFrame(f)
 	if handled {
 		return
 	}
-	m, err := parseMsg(f, valid)
+	if !parsed {
+		m, err = parseMsg(f)
+	}
 	if err != nil {
 		c.diag(sdk.SeverityWarning, "", "frame not mapped: "+err.Error(), fmt.Sprintf("%d bytes", len(f.Data)), f.Seq)
 		return

@@ -3,6 +3,7 @@ package aep
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -31,19 +32,71 @@ import (
 // that both paths give the same outputs, frame by frame, on the goldens'
 // inputs and on random and mutated frames.
 
-// fastFrame maps f from the tape when it can. valid reports whether f is
-// valid UTF-8 and JSON (the tape took it); handled whether it is mapped.
-func (c *conn) fastFrame(f *sdk.Frame) (handled, valid bool) {
+// fastFrame maps f from the tape when it can (handled). When it does not,
+// and the tape took f (parsed: f is valid UTF-8 and JSON), m and err are
+// what parseMsg would return, the head read from the tape; otherwise the
+// caller parses f.
+func (c *conn) fastFrame(f *sdk.Frame) (handled bool, m msg, err error, parsed bool) {
 	if c.slowOnly || !utf8.Valid(f.Data) || !c.tape.Parse(f.Data) {
 		c.tape.Release()
-		return false, false
+		return false, msg{}, nil, false
 	}
-	handled = c.fastUpdate(f)
+	if handled = c.fastUpdate(f); !handled {
+		h := tapeRPC(&c.tape)
+		m, err = msgOf(&h)
+	}
 	c.tape.Release() // the tape does not keep the caller's frame
 	if cap(c.tape.Ents) > maxTapeKept || cap(c.tape.Conts) > maxTapeKept {
 		c.tape = jsonscan.Tape{} // nor the room a large frame needed
 	}
-	return handled, true
+	return handled, m, err, true
+}
+
+// tapeRPC is the JSON-RPC head sdk.Frame.RPC reads (what msgOf uses of it),
+// from the tape's top level: the tape refuses duplicate and escaped member
+// names, so each member is found once, as written.
+func tapeRPC(t *jsonscan.Tape) sdk.RPC {
+	root := t.Root()
+	if root.C < 0 || t.B[root.V0] != '{' {
+		return sdk.RPC{Err: sdk.ErrNotObject}
+	}
+	var r sdk.RPC
+	var method []byte
+	for _, e := range t.Entries(root) {
+		v := json.RawMessage(t.Bytes(e))
+		switch string(t.Key(e)) {
+		case "id":
+			r.ID = v
+		case "method":
+			method = v
+		case "params":
+			r.Params = v
+		case "result":
+			r.Result = v
+		case "error":
+			r.Error = v
+		}
+	}
+	switch {
+	case method != nil:
+		s, ok := jsonscan.String(method)
+		if !ok {
+			return sdk.RPC{Err: sdk.ErrMethod}
+		}
+		r.Method, r.Kind = s, sdk.Notification
+		if r.ID != nil {
+			r.Kind = sdk.Request
+		}
+	case r.ID == nil:
+		r.Err = sdk.ErrNotRPC
+	case len(r.Error) > 0 && r.Error[0] == '{':
+		r.Kind = sdk.ErrorResponse
+	case r.Result != nil:
+		r.Kind = sdk.Response
+	default:
+		r.Err = sdk.ErrNotRPC
+	}
+	return r
 }
 
 // maxTapeKept is the most entries the tape keeps room for between frames

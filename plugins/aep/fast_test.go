@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acptap/acptap/sdk"
 	mt "github.com/acptap/acptap/sdk/mappertest"
@@ -247,6 +248,20 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			l = append(l, mt.A2C(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id)))
 		case 6:
 			l = append(l, mt.C2A(notif())) // the client's direction: not the fast path
+		case 9:
+			head := pick(`{"jsonrpc":"2.0","method":5,"params":{}}`, `{"jsonrpc":"2.0","method":"x\u002fy","params":{"sessionId":"s1"}}`,
+				`{"jsonrpc":"2.0","id":%d,"result":null}`, `{"jsonrpc":"2.0","id":%d,"error":"x"}`, `{"jsonrpc":"2.0","id":%d,"error":{"code":-1,"message":"m abc123secret"}}`,
+				`{"jsonrpc":"2.0","id":%d}`, `{"jsonrpc":"2.0"}`, `[1,2]`, `"str"`, `7`, `{"jsonrpc":"2.0","id":null,"result":{}}`, `{"id":%d,"result":{},"error":{}}`,
+				`{"id":%d,"method":"session/prompt","result":{},"params":{"sessionId":"s1","prompt":[]}}`, `{"jsonrpc":"2.0","id":"a\u0062","method":"session/prompt","params":{"sessionId":"s1"}}`,
+				`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"},"method":null}`, `{"jsonrpc":"2.0","id":1.0,"result":{"sessionId":"s2"}}`, `{"jsonrpc":"2.0","id":[1],"result":{}}`)
+			if strings.Contains(head, "%d") {
+				head = fmt.Sprintf(head, id-r.IntN(2))
+			}
+			if r.IntN(2) == 0 {
+				l = append(l, mt.C2A(head))
+			} else {
+				l = append(l, mt.A2C(head))
+			}
 		default:
 			l = append(l, mt.A2C(notif()))
 		}
@@ -321,7 +336,7 @@ func TestFastPathTakesTheContentStreams(t *testing.T) {
 		{"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"x\":\"\xff\"}}}", sdk.A2C, false},
 	} {
 		f := sdk.Frame{Kind: sdk.KindLine, Seq: 1, Dir: tc.dir, At: base, Data: []byte(tc.line)}
-		if got, _ := c.fastFrame(&f); got != tc.want {
+		if got, _, _, _ := c.fastFrame(&f); got != tc.want {
 			t.Errorf("fastFrame(%s %s) = %v, want %v", tc.dir, tc.line, got, tc.want)
 		}
 		if c.tape.B != nil {
@@ -392,4 +407,65 @@ func FuzzFastPath(f *testing.F) {
 			diffFrames(t, cfgs[name], "acp/2@2.0.0-alpha.9", frames, 5)
 		}
 	})
+}
+
+// TestFastPathSynthetic: the synthetic session of the memory benchmarks
+// (prompts, permission and elicitation requests, tools, plans, usage,
+// chunks), v1 and v2, deltas off and on.
+func TestFastPathSynthetic(t *testing.T) {
+	for _, v2 := range []bool{false, true} {
+		g := newSynthetic(v2)
+		frames := append([]sdk.Frame(nil), g.frames...)
+		for range 120 {
+			frames = append(frames, g.next()...)
+		}
+		frames = append(frames, g.close()...)
+		input := "acp/1"
+		if v2 {
+			input = "acp/2@2.0.0-alpha.9"
+		}
+		for _, name := range []string{"default", "redacted", "full"} {
+			diffFrames(t, diffConfigs()[name], input, frames, 64)
+		}
+	}
+}
+
+// BenchmarkFastPath maps the synthetic session (v2, deltas off) both ways
+// in each op, alternately: slow-frames/s is the map-based path alone (the
+// fast path off), frames/s the plugin as it runs; speedup = slow time /
+// fast time.
+//
+//	go test ./plugins/aep/ -run '^$' -bench FastPath -benchtime 5x
+func BenchmarkFastPath(b *testing.B) {
+	g := newSynthetic(true)
+	frames := append([]sdk.Frame(nil), g.frames...)
+	for range 2000 {
+		frames = append(frames, g.next()...)
+	}
+	frames = append(frames, g.close()...)
+	ctx := context.Background()
+	var tSlow, tFast float64
+	for b.Loop() {
+		for _, slow := range []bool{true, false} {
+			c := syntheticConn(b, true, false)
+			c.slowOnly = slow
+			fs := append([]sdk.Frame(nil), frames...) // no head cached by the other run
+			t0 := time.Now()
+			for i := 0; i < len(fs); i += 256 {
+				if _, err := c.Map(ctx, fs[i:min(i+256, len(fs))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			d := time.Since(t0).Seconds()
+			if slow {
+				tSlow += d
+			} else {
+				tFast += d
+			}
+		}
+	}
+	n := float64(len(frames)) * float64(b.N)
+	b.ReportMetric(n/tFast, "frames/s")
+	b.ReportMetric(n/tSlow, "slow-frames/s")
+	b.ReportMetric(tSlow/tFast, "speedup")
 }

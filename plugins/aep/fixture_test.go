@@ -87,7 +87,7 @@ func momentFrame(t *testing.T, m moment) (sdk.Frame, msg) {
 	if in.Kind == "response" {
 		f.ReplyTo, f.ReplyToMethod = 1, in.Method
 	}
-	m2, err := parseMsg(&f, false)
+	m2, err := parseMsg(&f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,16 +41,18 @@ type msg struct {
 
 // parseMsg decodes one frame's message from its JSON-RPC head
 // (sdk.Frame.RPC): only the id and the params, result or error are decoded.
-// valid says that f.Data is known to be valid UTF-8 and JSON (the fast
-// path's tape took it).
-func parseMsg(f *sdk.Frame, valid bool) (msg, error) {
-	if !valid && !utf8.Valid(f.Data) {
+func parseMsg(f *sdk.Frame) (msg, error) {
+	if !utf8.Valid(f.Data) {
 		return msg{}, errors.New("not valid UTF-8")
 	}
-	if !valid && !json.Valid(f.Data) {
+	if !json.Valid(f.Data) {
 		return msg{}, errors.New("not valid JSON")
 	}
-	h := f.RPC()
+	return msgOf(f.RPC())
+}
+
+// msgOf decodes the message of a valid frame from its JSON-RPC head.
+func msgOf(h *sdk.RPC) (msg, error) {
 	var m msg
 	if h.ID != nil {
 		id, _ := aep.Decode(h.ID)
