@@ -42,14 +42,82 @@ func (c *conn) fastFrame(f *sdk.Frame) (handled bool, m msg, err error, parsed b
 		return false, msg{}, nil, false
 	}
 	if handled = c.fastUpdate(f); !handled {
-		h := tapeRPC(&c.tape)
-		m, err = msgOf(&h)
+		m, err = c.tapeMsg(f)
 	}
 	c.tape.Release() // the tape does not keep the caller's frame
 	if cap(c.tape.Ents) > maxTapeKept || cap(c.tape.Conts) > maxTapeKept {
 		c.tape = jsonscan.Tape{} // nor the room a large frame needed
 	}
 	return handled, m, err, true
+}
+
+// tapeMsg is parseMsg for the frame on the tape, decoding only what the
+// mapping of the message reads: the params of a request or notification
+// whose method reads nothing of them but sessionId and _meta (paramsRead)
+// are those two members alone; the result or error of a response whose
+// request's method reads nothing of it (resultRead), or of a response the
+// mapping does not join to a request, is not decoded at all. The file of
+// an fs/write_text_file request, or of an fs/read_text_file response, is
+// so never decoded.
+func (c *conn) tapeMsg(f *sdk.Frame) (msg, error) {
+	t := &c.tape
+	h := tapeRPC(t)
+	switch h.Kind {
+	case sdk.Request, sdk.Notification:
+		if paramsRead[h.Method] || len(h.Params) == 0 || h.Params[0] != '{' {
+			break
+		}
+		h.Params = nil
+		m, err := msgOf(&h)
+		if pe, ok := t.Member(t.Root(), "params"); ok {
+			m.params = sparseObj(t, pe, "sessionId", "_meta")
+		}
+		return m, err
+	case sdk.Response, sdk.ErrorResponse:
+		if !c.resultRead(f, &h) {
+			h.Result, h.Error = nil, nil
+		}
+	}
+	return msgOf(&h)
+}
+
+// paramsRead are the methods whose mapping reads more of a request's or
+// notification's params than sessionId and _meta (request, and the
+// response of the methods whose params a pending request keeps:
+// keepsParams).
+var paramsRead = map[string]bool{
+	"session/prompt": true, "session/update": true, "session/request_permission": true,
+	"elicitation/create": true, "elicitation/complete": true,
+	"session/new": true, "session/fork": true, "session/load": true, "session/resume": true,
+	"session/close": true, "session/delete": true, "session/archive": true,
+}
+
+// resultRead are the methods whose response's result or error the mapping
+// reads (response: every method it maps).
+var resultRead = map[string]bool{
+	"session/new": true, "session/fork": true, "session/load": true, "session/resume": true,
+	"session/prompt": true, "session/close": true, "session/delete": true, "session/archive": true,
+	"session/request_permission": true, "elicitation/create": true,
+}
+
+// resultRead reports whether the mapping of the response h reads its
+// result or error: mapMsg joins it to a request as it will (the pending
+// request of its id in the other direction, else the host's
+// ReplyToMethod), and response reads them for the methods of resultRead.
+func (c *conn) resultRead(f *sdk.Frame, h *sdk.RPC) bool {
+	if f.ReplyTo == 0 {
+		return false // mapMsg: "response without a request"
+	}
+	id, _ := aep.Decode(h.ID)
+	other := sdk.A2C
+	if f.Dir == sdk.A2C {
+		other = sdk.C2A
+	}
+	method := f.ReplyToMethod
+	if p := c.pending[pendKey{other, idText(id)}]; p != nil {
+		method = p.method
+	}
+	return resultRead[method]
 }
 
 // tapeRPC is the JSON-RPC head sdk.Frame.RPC reads (what msgOf uses of it),

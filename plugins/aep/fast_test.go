@@ -248,6 +248,31 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			l = append(l, mt.A2C(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id)))
 		case 6:
 			l = append(l, mt.C2A(notif())) // the client's direction: not the fast path
+		case 10, 11:
+			// Requests either way, of methods mapped and not, and their responses.
+			id++
+			method := pick("fs/read_text_file", "fs/write_text_file", "terminal/output", "session/set_mode", "session/cancel",
+				"session/request_permission", "elicitation/create", "session/new", "session/close", "session/prompt", "x/vendor")
+			params := `{` + sid() + `"path":"/home/tester/a.go","content":"package a\n// abc123secret\n","toolCall":{"toolCallId":"t1","title":"Edit"},"options":[{"optionId":"o"}],"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"a":{"type":"string"}}},"cwd":"/home/tester/p","prompt":[{"type":"text","text":"p abc123secret"}]` + meta() + `}`
+			if r.IntN(8) == 0 {
+				params = pick(`[]`, `"x"`, `null`)
+			}
+			dir, back := mt.A2C, mt.C2A
+			if r.IntN(2) == 0 {
+				dir, back = mt.C2A, mt.A2C
+			}
+			if r.IntN(6) == 0 {
+				l = append(l, dir(`{"jsonrpc":"2.0","method":"`+method+`","params":`+params+`}`)) // a notification
+				break
+			}
+			l = append(l, dir(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"%s","params":%s}`, id, method, params)))
+			result := pick(`{"content":"package a\nabc123secret"}`, `{"sessionId":"s3"`+meta()+`}`, `{"outcome":{"outcome":"selected","optionId":"o"}}`,
+				`{"action":"accept","content":{"a":"v abc123secret"}}`, `{"stopReason":"end_turn","usage":{"inputTokens":1}`+meta()+`}`, `null`, `{}`, `[1]`)
+			if r.IntN(5) == 0 {
+				l = append(l, back(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"e abc123secret"}}`, id)))
+			} else {
+				l = append(l, back(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":%s}`, id-r.IntN(2), result)))
+			}
 		case 9:
 			head := pick(`{"jsonrpc":"2.0","method":5,"params":{}}`, `{"jsonrpc":"2.0","method":"x\u002fy","params":{"sessionId":"s1"}}`,
 				`{"jsonrpc":"2.0","id":%d,"result":null}`, `{"jsonrpc":"2.0","id":%d,"error":"x"}`, `{"jsonrpc":"2.0","id":%d,"error":{"code":-1,"message":"m abc123secret"}}`,
