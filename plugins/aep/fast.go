@@ -209,7 +209,9 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 	sparse := false
 	if !ok {
 		if kind, ok = tapeName(t, k, sparseKindNames); !ok {
-			return false
+			if kind, ok = tapeStr(t, k); !ok {
+				return false
+			}
 		}
 		sparse = true
 	}
@@ -228,7 +230,11 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 	ref := &frameRef{seq: f.Seq, batch: f.BatchIndex, at: f.At}
 	if sparse {
 		po := sparseObj(t, params, "sessionId", "_meta")
-		uo := sparseObj(t, u, sparseKinds[kind]...)
+		keys, known := sparseKinds[kind]
+		if !known {
+			keys = vendorKeys // update maps any other kind to x.acp.<kind>, with no data
+		}
+		uo := sparseObj(t, u, keys...)
 		po["update"] = uo
 		c.stamp(ref, c.update(f, st, uo, po))
 		return true
@@ -250,17 +256,24 @@ func (c *conn) fastUpdate(f *sdk.Frame) bool {
 	return true
 }
 
-// sparseKinds are the update kinds whose mapping (update, and
-// observeReplay during a replay) reads only these members of the update
-// object, besides sessionUpdate and _meta: they are mapped the map-based
-// way from an object of those members alone, decoded from the tape; the
-// rest of the frame (a tool call's content, locations, ...) is never
-// decoded.
+// sparseKinds are the update kinds update names (but the content streams,
+// deltaKinds) with the members of the update object their mapping (update,
+// and observeReplay during a replay) reads; any other kind reads only
+// vendorKeys. Such an update is mapped the map-based way from an object of
+// those members alone, decoded from the tape: the rest of the frame (a
+// tool call's content and locations, say) is never decoded. A member
+// update comes to read goes here too.
 var sparseKinds = map[string][]string{
-	"state_update":     {"sessionUpdate", "_meta", "state", "stopReason", "error", "usage"},
-	"tool_call":        {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
-	"tool_call_update": {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
+	"state_update":      {"sessionUpdate", "_meta", "state", "stopReason", "error", "usage"},
+	"tool_call":         {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
+	"tool_call_update":  {"sessionUpdate", "_meta", "toolCallId", "status", "name", "title", "kind", "rawInput", "rawOutput"},
+	"plan":              {"sessionUpdate", "_meta", "entries", "plan"},
+	"plan_update":       {"sessionUpdate", "_meta", "entries", "plan"},
+	"usage_update":      {"sessionUpdate", "_meta", "usedTokens", "outputTokens", "used", "size", "cost"},
+	"compaction_update": {"sessionUpdate", "_meta", "compactionId", "status"},
 }
+
+var vendorKeys = []string{"sessionUpdate", "_meta"}
 
 var sparseKindNames = func() map[string]string {
 	m := map[string]string{}

@@ -273,6 +273,17 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			} else {
 				l = append(l, back(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":%s}`, id-r.IntN(2), result)))
 			}
+		case 12, 13:
+			u := pick(`"sessionUpdate":"plan","entries":[{"content":"a","status":"completed"},{"status":"In Progress!"},{"status":""},7]`,
+				`"sessionUpdate":"plan_update","plan":{"planId":"p1","entries":[{"status":"pending"}]},"entries":[{"status":"x"}]`,
+				`"sessionUpdate":"plan_update","plan":{"entries":"no"}`, `"sessionUpdate":"plan","entries":{}`,
+				`"sessionUpdate":"usage_update","used":1000,"size":2e5,"cost":{"currency":"USD","amount":0.25}`,
+				`"sessionUpdate":"usage_update","usedTokens":12,"outputTokens":"3","cost":{"amount":"x"}`, `"sessionUpdate":"usage_update","cost":[]`,
+				`"sessionUpdate":"compaction_update","compactionId":"k1","status":"`+pick("completed", "started")+`"`,
+				`"sessionUpdate":"compaction_update","compactionId":5,"status":"completed"`, `"sessionUpdate":"compaction_update"`,
+				`"sessionUpdate":"available_commands_update","availableCommands":[{"name":"x"}]`, `"sessionUpdate":"config_option_update","configOptions":[]`,
+				`"sessionUpdate":"current_mode_update","currentModeId":"ask"`, `"sessionUpdate":""`, `"sessionUpdate":"Weird/Kind_1"`, `"sessionUpdate":"v\u00e9ndor"`)
+			l = append(l, mt.A2C(`{"jsonrpc":"2.0","method":"session/update","params":{`+sid()+`"update":{`+u+meta()+`}`+meta()+`}}`))
 		case 9:
 			head := pick(`{"jsonrpc":"2.0","method":5,"params":{}}`, `{"jsonrpc":"2.0","method":"x\u002fy","params":{"sessionId":"s1"}}`,
 				`{"jsonrpc":"2.0","id":%d,"result":null}`, `{"jsonrpc":"2.0","id":%d,"error":"x"}`, `{"jsonrpc":"2.0","id":%d,"error":{"code":-1,"message":"m abc123secret"}}`,
@@ -338,10 +349,10 @@ func TestFastPathRandomSessions(t *testing.T) {
 	}
 }
 
-// TestFastPathTakesTheContentStreams: the frames the fast path is for do
-// go that way (so that the differential tests compare something), and the
-// ones it leaves do not.
-func TestFastPathTakesTheContentStreams(t *testing.T) {
+// TestFastPathTakesTheUpdates: the frames the fast path is for (the agent's
+// session/update notifications) do go that way (so that the differential
+// tests compare something), and the ones it leaves do not.
+func TestFastPathTakesTheUpdates(t *testing.T) {
 	_, c := startPair(t, diffConfigs()["redacted"], "acp/2@2.0.0-alpha.9")
 	for _, tc := range []struct {
 		line string
@@ -353,7 +364,11 @@ func TestFastPathTakesTheContentStreams(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`, sdk.C2A, false},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t"}}}`, sdk.A2C, true},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle"}}}`, sdk.A2C, true},
-		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}}`, sdk.A2C, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}}`, sdk.A2C, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"vendor_x","a":1}}}`, sdk.A2C, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":7}}}`, sdk.A2C, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":"x"}}`, sdk.A2C, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":[]}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpd\u0061te":"agent_message_chunk"}}}`, sdk.A2C, false},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"},"update":{}}}`, sdk.A2C, false},
