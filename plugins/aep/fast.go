@@ -14,23 +14,28 @@ import (
 )
 
 // The fast path. Every line frame is parsed once, strictly, into a tape
-// (internal/jsonscan.Tape: the spans of every member, nothing decoded).
-// The frames that make up nearly all of a session, session/update
-// notifications of a content stream (deltaKinds: message, thought and
-// tool-output chunks), are mapped from the tape directly: the few members
-// the mapping reads are decoded where they lie, and nothing else of the
-// frame is decoded at all (no map, no string of the chunk's text unless the
-// deltas opt-in writes it). Every other frame goes the map-based way
-// (parseMsg, mapMsg), which the tape spares its validation pass: the tape
-// accepts only text encoding/json accepts.
+// (internal/jsonscan.Tape: the spans of every member, nothing decoded), and
+// mapped from it, decoding only what its mapping reads:
 //
-// What the fast path does not model it leaves to the map-based path, whole:
-// a frame the tape refuses (a member name with an escape, a duplicate name,
-// deep nesting), a request, a method other than session/update or one
-// written with an escape, params or update that are not objects, a
-// sessionUpdate that is not a string of deltaKinds. fast_test.go checks
-// that both paths give the same outputs, frame by frame, on the goldens'
-// inputs and on random and mutated frames.
+//   - a session/update notification from the agent of a content stream
+//     (deltaKinds: message, thought and tool-output chunks, nearly all of a
+//     session's frames) is mapped from the tape itself: its few members are
+//     read where they lie, no map is built and no text decoded unless the
+//     deltas opt-in writes it;
+//   - one of any other kind goes through update, the map-based mapping, with
+//     an update object of only the members that kind's mapping reads
+//     (sparseKinds), decoded from the tape: a tool call's content and
+//     locations are never decoded;
+//   - any other message has its head read from the tape (tapeRPC) and its
+//     params, result or error decoded only when its mapping reads them
+//     (tapeMsg: paramsRead, resultRead), for the map-based mapping (mapMsg).
+//
+// A frame the tape refuses (a member name with an escape, a duplicate name,
+// deep nesting; invalid UTF-8 or JSON) goes the map-based way whole
+// (parseMsg), as every frame did before. fast_test.go checks that both
+// ways give the same outputs, batch by batch, on the goldens' inputs, the
+// synthetic session of the memory benchmarks, and random and mutated
+// sessions (FuzzFastPath too).
 
 // fastFrame maps f from the tape when it can (handled). When it does not,
 // and the tape took f (parsed: f is valid UTF-8 and JSON), m and err are
