@@ -42,3 +42,26 @@ func TestEncodeEventMatchesMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestIDOfMatchesDecode: idOf gives idText of the decoded id.
+func TestIDOfMatchesDecode(t *testing.T) {
+	ids := []string{`0`, `7`, `00`, `01`, `-1`, `-0`, `1.0`, `1e2`, `123456789012345`, `1234567890123456`, `99999999999999999999`,
+		`""`, `"a"`, `"a b~"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, `"é"`, "\"\x7f\"", `"<&>"`, `null`, `true`, `[1]`, `{"a":1}`, `"x"`, ` 7`, `7 `}
+	r := rand.New(rand.NewPCG(8, 9))
+	for range 2000 {
+		b := make([]byte, 1+r.IntN(17))
+		for i := range b {
+			b[i] = "0123456789"[r.IntN(10)]
+		}
+		ids = append(ids, string(b), `"`+string(b)+`"`)
+	}
+	for _, id := range ids {
+		if !json.Valid([]byte(id)) {
+			continue
+		}
+		v, _ := aep.Decode([]byte(id))
+		if got, want := idOf([]byte(id)), idText(v); got != want {
+			t.Errorf("idOf(%s) = %s, want %s", id, got, want)
+		}
+	}
+}

@@ -113,16 +113,54 @@ func (c *conn) resultRead(f *sdk.Frame, h *sdk.RPC) bool {
 	if f.ReplyTo == 0 {
 		return false // mapMsg: "response without a request"
 	}
-	id, _ := aep.Decode(h.ID)
 	other := sdk.A2C
 	if f.Dir == sdk.A2C {
 		other = sdk.C2A
 	}
 	method := f.ReplyToMethod
-	if p := c.pending[pendKey{other, idText(id)}]; p != nil {
+	if p := c.pending[pendKey{other, idOf(h.ID)}]; p != nil {
 		method = p.method
 	}
 	return resultRead[method]
+}
+
+// idOf is a JSON-RPC id's text as msg keeps it, idText of the decoded id,
+// for the raw id (valid JSON). The usual ids are their own text: an
+// integer of up to 15 digits (canonical JSON writes it as it is) or a
+// string of printable ASCII without escapes; any other goes through
+// aep.Decode. TestIDOfMatchesDecode compares the two.
+func idOf(raw json.RawMessage) string {
+	if plainID(raw) {
+		return string(raw)
+	}
+	v, _ := aep.Decode(raw)
+	return idText(v)
+}
+
+func plainID(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		if len(raw) < 2 || raw[len(raw)-1] != '"' {
+			return false
+		}
+		for _, c := range raw[1 : len(raw)-1] {
+			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	if len(raw) > 15 || (raw[0] == '0' && len(raw) > 1) {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // tapeRPC is the JSON-RPC head sdk.Frame.RPC reads (what msgOf uses of it),

@@ -55,8 +55,7 @@ func parseMsg(f *sdk.Frame) (msg, error) {
 func msgOf(h *sdk.RPC) (msg, error) {
 	var m msg
 	if h.ID != nil {
-		id, _ := aep.Decode(h.ID)
-		m.id = idText(id)
+		m.id = idOf(h.ID)
 	}
 	switch h.Kind {
 	case sdk.NotRPC:
