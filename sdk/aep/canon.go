@@ -204,6 +204,18 @@ func compareUTF16(a, b string) int {
 	if a == b {
 		return 0
 	}
+	if isASCII(a) && isASCII(b) { // one code unit a byte: byte order
+		return strings.Compare(a, b)
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	return slices.Compare(ua, ub)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

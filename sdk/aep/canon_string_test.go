@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf16"
 )
 
 // writeStringEncoder is writeString without its printable-ASCII shortcut:
@@ -52,4 +55,43 @@ func FuzzWriteString(f *testing.F) {
 	f.Add("plain text")
 	f.Add("tab\there \"q\" \u2028 <&>")
 	f.Fuzz(func(t *testing.T, s string) { checkWriteString(t, s) })
+}
+
+// compareUTF16Runes is compareUTF16 without its ASCII shortcut.
+func compareUTF16Runes(a, b string) int {
+	if a == b {
+		return 0
+	}
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+// TestCompareUTF16Shortcut: the ASCII shortcut orders as UTF-16 code units do.
+func TestCompareUTF16Shortcut(t *testing.T) {
+	parts := []string{"", "a", "A", "z", "_", "~", "\x00", "\x7f", "é", "\uffff", "𝄞", "\xff", "ab", "a_b"}
+	r := rand.New(rand.NewPCG(1, 9))
+	for range 20000 {
+		var x, y strings.Builder
+		for range r.IntN(4) {
+			x.WriteString(parts[r.IntN(len(parts))])
+		}
+		for range r.IntN(4) {
+			y.WriteString(parts[r.IntN(len(parts))])
+		}
+		if got, want := compareUTF16(x.String(), y.String()), compareUTF16Runes(x.String(), y.String()); got != want {
+			t.Fatalf("compareUTF16(%q, %q) = %d, want %d", x.String(), y.String(), got, want)
+		}
+	}
+}
+
+// TestTimeWrittenAsFormatted: the envelope's time is Format(TimeFormat), quoted.
+func TestTimeWrittenAsFormatted(t *testing.T) {
+	for _, tm := range []time.Time{time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 1, time.FixedZone("x", 3600)),
+		time.Date(12345, 12, 31, 23, 59, 59, 999_999_999, time.UTC), time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		b, err := (&Event{Time: tm}).MarshalJSON()
+		var want bytes.Buffer
+		writeString(&want, tm.UTC().Format(TimeFormat))
+		if err != nil || !bytes.Contains(b, []byte(`,"time":`+want.String()+`,`)) && !bytes.HasSuffix(b, []byte(`,"time":`+want.String()+`,"capture":"none"}`)) {
+			t.Errorf("%v: %s, %v (want time %s)", tm, b, err, want.String())
+		}
+	}
 }

@@ -71,7 +71,11 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 	str("type", e.Type)
 	str("subject", e.Subject)
 	if !e.Time.IsZero() {
-		str("time", e.Time.UTC().Format(TimeFormat))
+		var tb [40]byte // the time is printable ASCII: written as it is
+		name("time")
+		b.WriteByte('"')
+		b.Write(e.Time.UTC().AppendFormat(tb[:0], TimeFormat))
+		b.WriteByte('"')
 	}
 	str("source", e.Source)
 	str("agent", e.Agent)
