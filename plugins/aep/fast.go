@@ -329,7 +329,7 @@ var sparseKindNames = func() map[string]string {
 // sparseObj is the object e holds with only the members keys, each decoded
 // as decodeObj decodes it.
 func sparseObj(t *jsonscan.Tape, e jsonscan.Ent, keys ...string) obj {
-	o := make(obj, len(keys))
+	o := make(obj, len(keys)+1) // room for params' update
 	for _, m := range t.Entries(e) {
 		k := t.Key(m)
 		for _, want := range keys {
@@ -346,9 +346,6 @@ func sparseObj(t *jsonscan.Tape, e jsonscan.Ent, keys ...string) obj {
 func tapeValue(t *jsonscan.Tape, e jsonscan.Ent) any {
 	raw := t.Bytes(e)
 	switch raw[0] {
-	case '"':
-		s, _ := jsonscan.Text(raw)
-		return s
 	case 't':
 		return true
 	case 'f':
@@ -356,7 +353,7 @@ func tapeValue(t *jsonscan.Tape, e jsonscan.Ent) any {
 	case 'n':
 		return nil
 	}
-	v, ok := acpschema.DecodeJSON(raw)
+	v, ok := acpschema.DecodeJSON(raw) // a string the schema names is interned: no allocation
 	if !ok {
 		v, _ = aep.Decode(raw)
 	}

@@ -2,6 +2,7 @@ package aep
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
@@ -92,6 +93,24 @@ func TestTimeWrittenAsFormatted(t *testing.T) {
 		writeString(&want, tm.UTC().Format(TimeFormat))
 		if err != nil || !bytes.Contains(b, []byte(`,"time":`+want.String()+`,`)) && !bytes.HasSuffix(b, []byte(`,"time":`+want.String()+`,"capture":"none"}`)) {
 			t.Errorf("%v: %s, %v (want time %s)", tm, b, err, want.String())
+		}
+	}
+}
+
+// TestDerivedULIDHashesTheParts: the id's entropy is the SHA-256 of the
+// parts, each followed by a NUL, however long they are.
+func TestDerivedULIDHashesTheParts(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
+	for _, parts := range [][]string{nil, {""}, {"c", "1", "0", "0", "x.acp.a.b"}, {strings.Repeat("p", 300), "q"}} {
+		h := sha256.New()
+		for _, p := range parts {
+			h.Write([]byte(p))
+			h.Write([]byte{0})
+		}
+		var e [10]byte
+		copy(e[:], h.Sum(nil))
+		if got, want := DerivedULID(at, parts...), ULID(uint64(at.UnixMilli()), e); got != want {
+			t.Errorf("DerivedULID(%q) = %s, want %s", parts, got, want)
 		}
 	}
 }
