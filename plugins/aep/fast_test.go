@@ -29,6 +29,8 @@ func diffConfigs() map[string]Config {
 		"full":     {Host: "host", Redact: secrets, Deltas: ptr(true), Capture: map[string]string{"deltas": "full"}},
 		"metadata": {Host: "host", Redact: secrets, Deltas: ptr(true), Capture: map[string]string{"deltas": "metadata"}},
 		"lane":     {Host: "host", Redact: secrets, Deltas: ptr(true), ConnectionLane: true},
+		"all-full": {Host: "host", Redact: secrets, Deltas: ptr(true), Capture: map[string]string{"default": "full", "x": "full", "deltas": "full"}},
+		"all-red":  {Host: "host", Redact: secrets, Capture: map[string]string{"default": "redacted"}},
 	}
 }
 
@@ -220,7 +222,8 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 				pick(`,"stopReason":"end_turn"`, `,"stopReason":"error","error":{"code":-32000,"message":"token=abc123secret failed"}`, `,"stopReason":"cancelled"`, `,"stopReason":"refusal"`, ``, `,"stopReason":5`, `,"stopReason":"error","error":"x"`)+
 				pick(``, `,"usage":{"inputTokens":12,"outputTokens":3.5e2,"cached":1}`, `,"usage":7`)+pick(``, `,"extra":{"a":[1,2]}`)+meta()+`}`+meta()+`}}`))
 		case 7, 8:
-			tool := pick(`"toolCallId":"t1"`, `"toolCallId":"t2"`, `"toolCallId":"t\u0033"`, `"toolCallId":""`, `"toolCallId":9`, ``)
+			tool := pick(`"toolCallId":"t1"`, `"toolCallId":"t2"`, `"toolCallId":"t\u0033"`, `"toolCallId":""`, `"toolCallId":9`, ``,
+				fmt.Sprintf(`"toolCallId":"n%d"`, r.IntN(1000)), fmt.Sprintf(`"toolCallId":"n%d"`, r.IntN(1000)))
 			fields := []string{`"sessionUpdate":"` + pick("tool_call", "tool_call_update") + `"`}
 			if tool != "" {
 				fields = append(fields, tool)
@@ -251,8 +254,9 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			// Requests either way, of methods mapped and not, and their responses.
 			id++
 			method := pick("fs/read_text_file", "fs/write_text_file", "terminal/output", "session/set_mode", "session/cancel",
-				"session/request_permission", "elicitation/create", "session/new", "session/close", "session/prompt", "x/vendor")
-			params := `{` + sid() + `"path":"/home/tester/a.go","content":"package a\n// abc123secret\n","toolCall":{"toolCallId":"t1","title":"Edit"},"options":[{"optionId":"o"}],"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"a":{"type":"string"}}},"cwd":"/home/tester/p","prompt":[{"type":"text","text":"p abc123secret"}]` + meta() + `}`
+				"session/request_permission", "elicitation/create", "elicitation/complete", "session/new", "session/fork", "session/load",
+				"session/resume", "session/close", "session/delete", "session/archive", "session/prompt", "x/vendor")
+			params := `{` + sid() + pick(``, `"elicitationId":"e1",`, `"elicitationId":"e2",`) + `"path":"/home/tester/a.go","content":"package a\n// abc123secret\n","toolCall":{"toolCallId":"t1","title":"Edit"},"options":[{"optionId":"o"}],"mode":"` + pick("form", "url") + `","message":"m","requestedSchema":{"type":"object","properties":{"a":{"type":"string"}}},"cwd":"/home/tester/p","prompt":[{"type":"text","text":"p abc123secret"}]` + meta() + `}`
 			if r.IntN(8) == 0 {
 				params = pick(`[]`, `"x"`, `null`)
 			}
@@ -274,6 +278,7 @@ func genLines(r *rand.Rand, n int) []mt.Line {
 			}
 		case 12, 13:
 			u := pick(`"sessionUpdate":"plan","entries":[{"content":"a","status":"completed"},{"status":"In Progress!"},{"status":""},7]`,
+				`"sessionUpdate":"plan","plan":{"planId":"p2","entries":[{"status":"done"}]}`, `"sessionUpdate":"plan_update","entries":[{"status":"a"}]`,
 				`"sessionUpdate":"plan_update","plan":{"planId":"p1","entries":[{"status":"pending"}]},"entries":[{"status":"x"}]`,
 				`"sessionUpdate":"plan_update","plan":{"entries":"no"}`, `"sessionUpdate":"plan","entries":{}`,
 				`"sessionUpdate":"usage_update","used":1000,"size":2e5,"cost":{"currency":"USD","amount":0.25}`,
