@@ -12,8 +12,13 @@ const BufferSize = 64 << 10
 // DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both
 // directions together), so the host's memory is bounded whatever the line
 // length; tee.queue_bytes sets it (host/config), and it is at least one
-// read (BufferSize).
-const DefaultQueueBytes = 64 << 20
+// read (BufferSize). On Linux it is 256 MiB, which holds a 128 MiB burst in
+// each direction whatever capture gets of the CPU meanwhile: there the queue
+// lives in an Arena, costs memory only while a burst fills it, gives it back
+// once drained, and goes to the finisher at the exit without a copy.
+// Elsewhere the queue is Go heap and the exit writes it out first, so it
+// stays at 64 MiB.
+const DefaultQueueBytes = defaultQueueBytes
 
 // Chunk is one read of one direction, handed to capture as it was forwarded. The receiver
 // splits it into lines (see Splitter) and calls Release exactly once when it no longer needs
