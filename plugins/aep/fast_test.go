@@ -473,3 +473,39 @@ func TestFastPathSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathSessionMethods: the session methods whose request's params
+// the response reads (cwd, traceparent), and a URL-mode elicitation
+// completed without a sessionId, in a fixed session, under every
+// configuration: what the random sessions reach only by chance.
+func TestFastPathSessionMethods(t *testing.T) {
+	const tp = `"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}`
+	const tp2 = `"_meta":{"traceparent":"00-1af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01"}`
+	lines := []mt.Line{
+		mt.C2A(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/home/tester/p",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1",` + tp2 + `}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":2,"method":"session/fork","params":{"sessionId":"s1","cwd":"/home/tester/q",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s2",` + tp2 + `}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":3,"method":"session/resume","params":{"sessionId":"s3","cwd":"/home/tester/r"}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":3,"result":{` + tp2 + `}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":4,"method":"session/load","params":{"sessionId":"s4","cwd":"/home/tester/s",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":4,"result":{` + tp2 + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"url","elicitationId":"e1","url":"https://example.com","message":"Sign in"}}`),
+		mt.A2C(`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"e1"}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":5,"result":{"action":"accept"}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":6,"method":"session/close","params":{"sessionId":"s1",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":6,"result":{` + tp2 + `}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":7,"method":"session/delete","params":{"sessionId":"s2",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":7,"result":{}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":8,"method":"session/archive","params":{"sessionId":"s3",` + tp + `}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":8,"result":{}}`),
+		mt.C2A(`{"jsonrpc":"2.0","id":9,"method":"session/archive","params":{"sessionId":"s4"}}`),
+		mt.A2C(`{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}`),
+	}
+	frames := wire(nil, lines...)
+	for name, cfg := range diffConfigs() {
+		for _, input := range Inputs {
+			t.Run(name+"/"+input, func(t *testing.T) { diffFrames(t, cfg, input, frames, 3) })
+		}
+	}
+}
