@@ -36,6 +36,10 @@ type translator struct {
 	cur   *sdk.Frame
 	out   []sdk.Output
 	done  bool
+	// fast is the fast path's scratch (fast.go); slowOnly turns it off
+	// (the tests that compare the two paths).
+	fast     fastPath
+	slowOnly bool
 }
 
 // pendingKey joins a response to its request: the request's seq (the
@@ -83,7 +87,12 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 			f.At = time.Time{}
 		}
 		t.cur = &f
-		list := t.safely(func() []acpasr.Translated { return t.frame(&f) })
+		list := t.safely(func() []acpasr.Translated {
+			if list, ok := t.fastFrame(&f); ok {
+				return list
+			}
+			return t.frame(&f)
+		})
 		outs = append(outs, t.take()...)
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
