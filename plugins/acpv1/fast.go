@@ -53,23 +53,37 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if root.C < 0 || tp.B[root.V0] != '{' {
 		return nil, false
 	}
-	var method, params jsonscan.Ent
-	var hasID, hasMethod, hasParams bool
+	var id, method, params, errv jsonscan.Ent
+	var hasID, hasMethod, hasParams, hasResult, hasErr bool
 	for _, e := range tp.Entries(root) {
 		switch string(tp.Key(e)) {
 		case "id":
-			hasID = true
+			id, hasID = e, true
 		case "method":
 			method, hasMethod = e, true
 		case "params":
 			params, hasParams = e, true
+		case "result":
+			hasResult = true
+		case "error":
+			errv, hasErr = e, true
 		}
 	}
 	if !hasMethod {
-		return nil, false
+		return t.fastReply(f, id, hasID, hasResult, hasErr && tp.B[errv.V0] == '{')
 	}
 	name, ok := fastStr(tp.Bytes(method))
-	if !ok || name != "session/update" || hasID || f.Dir != sdk.A2C || !hasParams || !isObject(tp, params) {
+	if !ok || !hasParams || !isObject(tp, params) {
+		return nil, false
+	}
+	switch name {
+	case "session/update":
+		if hasID || f.Dir != sdk.A2C {
+			return nil, false
+		}
+	case "session/request_permission":
+		return t.fastPermission(f, root, params)
+	default:
 		return nil, false
 	}
 	sidEnt, ok := tp.Member(params, "sessionId")
@@ -101,6 +115,37 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	return nil, false
 }
 
+// fastReply is reply for a response the translator has nothing to do
+// with: one to a request it did not remember (a permission, a session/new)
+// goes to the engine as it is.
+func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID, hasResult, isErr bool) ([]acpasr.Translated, bool) {
+	if !hasID || (!isErr && !hasResult) || f.ReplyToMethod == "initialize" {
+		return nil, false
+	}
+	raw := t.fast.tp.Bytes(id)
+	if !jsonscan.Compact(raw) {
+		return nil, false // compactID would write it otherwise
+	}
+	if _, ok := t.pending[pendingKey{f.ReplyTo, string(raw)}]; ok && f.ReplyTo != 0 {
+		return nil, false
+	}
+	return []acpasr.Translated{{Frame: *f}}, true
+}
+
+// fastPermission is call's session/request_permission on the tape: the
+// tool call moves from params.toolCall to v2's subject.
+func (t *translator) fastPermission(f *sdk.Frame, root, params jsonscan.Ent) ([]acpasr.Translated, bool) {
+	fp := &t.fast
+	tc, ok := fp.tp.Member(params, "toolCall")
+	if !ok || f.Dir != sdk.A2C || !fp.plainKeys(root, params) {
+		return nil, false
+	}
+	subject := appendSorted(nil, []member{{[]byte("type"), rawString("tool_call")}, {[]byte("toolCall"), fp.tp.Bytes(tc)}})
+	out := *f
+	out.Data = fp.rewriteParams(root, params, member{[]byte("toolCall"), nil}, member{[]byte("subject"), subject})
+	return []acpasr.Translated{{Frame: out}}, true
+}
+
 // fastChunk is messageChunk on the tape.
 func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
 	tp := &t.fast.tp
@@ -130,7 +175,7 @@ func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd
 	if native == msg.id {
 		return []acpasr.Translated{t.withMessageHint(s, *f, msg)}, true
 	}
-	data := t.fast.rewrite(root, params, upd, "messageId", rawString(msg.id), nil, nil)
+	data := t.fast.rewrite(root, params, upd, member{[]byte("messageId"), rawString(msg.id)})
 	out := *f
 	out.Data = data
 	return []acpasr.Translated{t.withMessageHint(s, out, msg)}, true
@@ -195,11 +240,11 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	if content != nil {
 		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
 	}
-	var ck []byte
+	ovs := []member{{[]byte("sessionUpdate"), rawString("tool_call_update")}}
 	if content != nil {
-		ck = []byte("content")
+		ovs = append(ovs, member{[]byte("content"), content})
 	}
-	data := fp.rewrite(root, params, upd, "sessionUpdate", rawString("tool_call_update"), ck, content)
+	data := fp.rewrite(root, params, upd, ovs...)
 	out := *f
 	out.Data = data
 	return []acpasr.Translated{{Frame: out, Hint: hint}}, true
@@ -268,33 +313,44 @@ func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
 	return true
 }
 
-// rewrite writes the frame with the update's member k set to v (and k2 to
-// v2 when k2 is not nil), as withUpdate(f, m, nu.encode()) writes it: each
-// object on the way down with its members sorted by name.
-func (fp *fastPath) rewrite(root, params, upd jsonscan.Ent, k string, v []byte, k2, v2 []byte) []byte {
-	fp.buf = fp.objectWith(fp.buf[:0], upd, []byte(k), v, k2, v2)
+// rewrite writes the frame with the update's members set as ovs say, as
+// withUpdate(f, m, nu.encode()) writes it: each object on the way down
+// with its members sorted by name.
+func (fp *fastPath) rewrite(root, params, upd jsonscan.Ent, ovs ...member) []byte {
+	fp.buf = fp.objectWith(fp.buf[:0], upd, ovs...)
 	n := len(fp.buf)
-	fp.buf = fp.objectWith(fp.buf, params, []byte("update"), fp.buf[:n], nil, nil)
-	p := fp.buf[n:]
-	size := int(root.V1-root.V0) + len(p) + 16
-	return fp.objectWith(make([]byte, 0, size), root, []byte("params"), p, nil, nil)
+	return fp.rewriteParams(root, params, member{[]byte("update"), fp.buf[:n]})
 }
 
-// objectWith appends the object e with member k set to v (and k2 to v2),
-// members sorted by name.
-func (fp *fastPath) objectWith(dst []byte, e jsonscan.Ent, k, v, k2, v2 []byte) []byte {
+// rewriteParams writes the frame with params' members set as ovs say (the
+// general path's rewrite(f, "params", params.encode())).
+func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []byte {
+	n := len(fp.buf)
+	fp.buf = fp.objectWith(fp.buf, params, ovs...)
+	p := fp.buf[n:]
+	size := int(root.V1-root.V0) + len(p) + 16
+	return fp.objectWith(make([]byte, 0, size), root, member{[]byte("params"), p})
+}
+
+// objectWith appends the object e with the members ovs set (a nil value
+// removes the member), members sorted by name.
+func (fp *fastPath) objectWith(dst []byte, e jsonscan.Ent, ovs ...member) []byte {
 	tp := &fp.tp
 	ms := fp.ms[:0]
+next:
 	for _, m := range tp.Entries(e) {
 		key := tp.Key(m)
-		if bytes.Equal(key, k) || (k2 != nil && bytes.Equal(key, k2)) {
-			continue
+		for _, o := range ovs {
+			if bytes.Equal(key, o.k) {
+				continue next
+			}
 		}
 		ms = append(ms, member{key, tp.Bytes(m)})
 	}
-	ms = append(ms, member{k, v})
-	if k2 != nil {
-		ms = append(ms, member{k2, v2})
+	for _, o := range ovs {
+		if o.v != nil {
+			ms = append(ms, o)
+		}
 	}
 	fp.ms = ms
 	return appendSorted(dst, ms)
