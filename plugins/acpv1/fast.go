@@ -111,8 +111,48 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 		return t.fastChunk(f, sid, kind, root, params, upd)
 	case "tool_call", "tool_call_update":
 		return t.fastTool(f, sid, kind, root, params, upd)
+	case "plan":
+		return t.fastPlan(f, sid, root, params, upd)
+	case "current_mode_update":
+		mode, isMode := "", false
+		if e, ok := tp.Member(upd, "currentModeId"); ok && isString(tp.Bytes(e)) {
+			if mode, isMode = fastStr(tp.Bytes(e)); !isMode {
+				return nil, false
+			}
+		}
+		s := t.session(sid)
+		s.updates = true
+		if isMode {
+			s.mode = mode
+		}
+		return []acpasr.Translated{{Frame: *f}}, true
 	}
-	return nil, false
+	// Kinds ACP v2 has with the same shape go to the engine as they are.
+	t.session(sid).updates = true
+	return []acpasr.Translated{{Frame: *f}}, true
+}
+
+// fastPlan is update's plan on the tape: plan_update of the session's one
+// plan, entries as they are when they are compact (marshal writes compact
+// JSON).
+func (t *translator) fastPlan(f *sdk.Frame, sid string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
+	fp := &t.fast
+	tp := &fp.tp
+	entries, ok := tp.Member(upd, "entries")
+	if !ok || tp.B[entries.V0] != '[' || !jsonscan.Compact(tp.Bytes(entries)) || !fp.plainKeys(root, params) {
+		return nil, false
+	}
+	plan := appendSorted(nil, []member{{[]byte("type"), rawString("items")}, {[]byte("planId"), rawString(planID)}, {[]byte("entries"), tp.Bytes(entries)}})
+	nu := []member{{[]byte("sessionUpdate"), rawString("plan_update")}, {[]byte("plan"), plan}}
+	if meta, ok := tp.Member(upd, "_meta"); ok {
+		nu = append(nu, member{[]byte("_meta"), tp.Bytes(meta)})
+	}
+	u := appendSorted(nil, nu)
+	s := t.session(sid)
+	s.updates = true
+	out := *f
+	out.Data = fp.rewriteParams(root, params, member{[]byte("update"), u})
+	return []acpasr.Translated{{Frame: out}}, true
 }
 
 // fastReply is reply for a response the translator has nothing to do
