@@ -53,7 +53,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if root.C < 0 || tp.B[root.V0] != '{' {
 		return nil, false
 	}
-	var id, method, params, errv jsonscan.Ent
+	var id, method, params, result, errv jsonscan.Ent
 	var hasID, hasMethod, hasParams, hasResult, hasErr bool
 	for _, e := range tp.Entries(root) {
 		switch string(tp.Key(e)) {
@@ -64,13 +64,13 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 		case "params":
 			params, hasParams = e, true
 		case "result":
-			hasResult = true
+			result, hasResult = e, true
 		case "error":
 			errv, hasErr = e, true
 		}
 	}
 	if !hasMethod {
-		return t.fastReply(f, id, hasID, hasResult, hasErr && tp.B[errv.V0] == '{')
+		return t.fastReply(f, id, hasID, result, hasResult, hasErr && tp.B[errv.V0] == '{')
 	}
 	name, ok := fastStr(tp.Bytes(method))
 	if !ok || !hasParams || !isObject(tp, params) {
@@ -83,6 +83,8 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 		}
 	case "session/request_permission":
 		return t.fastPermission(f, root, params)
+	case "session/prompt":
+		return t.fastPrompt(f, id, hasID, params)
 	default:
 		return nil, false
 	}
@@ -155,21 +157,87 @@ func (t *translator) fastPlan(f *sdk.Frame, sid string, root, params, upd jsonsc
 	return []acpasr.Translated{{Frame: out}}, true
 }
 
-// fastReply is reply for a response the translator has nothing to do
-// with: one to a request it did not remember (a permission, a session/new)
-// goes to the engine as it is.
-func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID, hasResult, isErr bool) ([]acpasr.Translated, bool) {
+// fastReply is reply on the tape for a response the translator has
+// nothing to do with (one to a request it did not remember: a permission,
+// a session/new), which goes to the engine as it is, and for the response
+// that ends a prompt's turn.
+func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result jsonscan.Ent, hasResult, isErr bool) ([]acpasr.Translated, bool) {
 	if !hasID || (!isErr && !hasResult) || f.ReplyToMethod == "initialize" {
 		return nil, false
 	}
-	raw := t.fast.tp.Bytes(id)
+	tp := &t.fast.tp
+	raw := tp.Bytes(id)
 	if !jsonscan.Compact(raw) {
 		return nil, false // compactID would write it otherwise
 	}
-	if _, ok := t.pending[pendingKey{f.ReplyTo, string(raw)}]; ok && f.ReplyTo != 0 {
+	k := pendingKey{f.ReplyTo, string(raw)}
+	p, ok := t.pending[k]
+	if !ok || f.ReplyTo == 0 {
+		return []acpasr.Translated{{Frame: *f}}, true
+	}
+	if p.method != "session/prompt" || isErr || !plain(p.session) {
 		return nil, false
 	}
-	return []acpasr.Translated{{Frame: *f}}, true
+	// promptAnswer for a result: the turn ends idle, with its stopReason.
+	var stop []byte
+	if isObject(tp, result) {
+		if e, ok := tp.Member(result, "stopReason"); ok && isString(tp.Bytes(e)) {
+			stop = tp.Bytes(e)
+		}
+	}
+	delete(t.pending, k)
+	s := t.session(p.session)
+	if s.prompt == p {
+		s.prompt = nil
+	}
+	s.turnEnds()
+	state := []member{{[]byte("sessionUpdate"), rawString("state_update")}, {[]byte("state"), rawString("idle")}}
+	if stop != nil {
+		state = append(state, member{[]byte("stopReason"), stop})
+	}
+	u := appendSorted(nil, state)
+	data := make([]byte, 0, len(u)+len(p.session)+80)
+	data = append(data, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`...)
+	data = append(data, p.session...)
+	data = append(data, `","update":`...)
+	data = append(append(data, u...), "}}"...)
+	return []acpasr.Translated{{Frame: sdk.Frame{Kind: sdk.KindLine, Seq: f.Seq, Dir: sdk.A2C, At: f.At, Data: data}}}, true
+}
+
+// fastPrompt is call's session/prompt on the tape: the prompt, and v2's
+// response taking it, with the prompt's derived message id.
+func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, params jsonscan.Ent) ([]acpasr.Translated, bool) {
+	tp := &t.fast.tp
+	if !hasID || f.Dir != sdk.C2A {
+		return nil, false
+	}
+	rawID := tp.Bytes(id)
+	if !jsonscan.Compact(rawID) {
+		return nil, false
+	}
+	e, ok := tp.Member(params, "sessionId")
+	if !ok {
+		return nil, false
+	}
+	sid, ok := fastStr(tp.Bytes(e))
+	if !ok || sid == "" {
+		return nil, false
+	}
+	s := t.session(sid)
+	p := &pending{session: sid, prompt: s.promptStarts()}
+	s.prompt = p
+	mid := bytes.Clone(rawID)
+	p.method, p.seq, p.at, p.id = "session/prompt", f.Seq, f.At, mid
+	t.pending[pendingKey{f.Seq, string(mid)}] = p
+	msgID := rawString(p.prompt.id)
+	resp := make([]byte, 0, len(mid)+len(msgID)+48)
+	resp = append(resp, `{"id":`...)
+	resp = append(resp, mid...)
+	resp = append(resp, `,"jsonrpc":"2.0","result":{"messageId":`...)
+	resp = append(append(resp, msgID...), "}}"...)
+	taken := *f
+	taken.Dir, taken.Data, taken.ReplyTo, taken.ReplyToMethod = sdk.A2C, resp, f.Seq, "session/prompt"
+	return []acpasr.Translated{{Frame: *f}, t.withMessageHint(s, taken, p.prompt)}, true
 }
 
 // fastPermission is call's session/request_permission on the tape: the
