@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -280,3 +281,39 @@ func FuzzFastPath(f *testing.F) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// TestFastPathMutations: lines of fastPathLines with a few bytes changed,
+// removed or inserted (mostly malformed JSON, or JSON of another shape)
+// map the same with and without the fast path, and no line crashes
+// either: the fuzzer's work, seeded and bounded, in every test run.
+func TestFastPathMutations(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	var seeds [][]byte
+	for _, l := range fastPathLines {
+		if rest, ok := strings.CutPrefix(l, "a2c "); ok {
+			seeds = append(seeds, []byte(rest))
+		}
+	}
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for i := 0; i < n; i++ {
+		data := bytes.Clone(seeds[r.Intn(len(seeds))])
+		for k := r.Intn(4) + 1; k > 0 && len(data) > 0; k-- {
+			j := r.Intn(len(data))
+			switch r.Intn(3) {
+			case 0:
+				const alphabet = "{}[]\",:\\ 0a\xff"
+				data[j] = alphabet[r.Intn(len(alphabet))]
+			case 1:
+				data = append(data[:j], data[j+1:]...)
+			default:
+				data = append(data[:j], append([]byte{"{}[]\",:\\"[r.Intn(8)]}, data[j:]...)...)
+			}
+		}
+		diffPaths(t, sdk.ModeConvert, parseFrames(t, wire(initReq, initResp, newReq, newResp, prompt(2, "hi"),
+			"b64 a2c "+b64(string(data)),
+			upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"after"}}`))))
+	}
+}
