@@ -29,7 +29,26 @@ type fastPath struct {
 	tp  jsonscan.Tape
 	ms  []member // the members of the object being written
 	buf []byte   // the inner levels of a rewritten frame
-	out []byte   // the frame being written
+}
+
+// Bounds of the scratch kept from one frame to the next: a larger buffer,
+// grown by one large frame, is dropped after it.
+const (
+	maxKeptBuf     = 1 << 20
+	maxKeptMembers = 1 << 10
+)
+
+// release drops the frame the tape refers to and any scratch one large
+// frame grew.
+func (fp *fastPath) release() {
+	fp.tp.Release()
+	if cap(fp.buf) > maxKeptBuf {
+		fp.buf = nil
+	}
+	if cap(fp.ms) > maxKeptMembers {
+		fp.ms = nil
+	}
+	clear(fp.ms[:cap(fp.ms)]) // no member keeps a frame's bytes
 }
 
 // member is one member of an object written sorted by key.
@@ -45,7 +64,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	}
 	fp := &t.fast
 	tp := &fp.tp
-	defer tp.Release()
+	defer fp.release()
 	if !tp.Parse(f.Data) {
 		return nil, false
 	}
