@@ -317,3 +317,25 @@ func TestFastPathMutations(t *testing.T) {
 			upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"after"}}`))))
 	}
 }
+
+// TestFastPathKeepsNoLargeScratch: a large frame's rewrite does not leave
+// its buffers with the translator (memory stays bounded by small frames).
+func TestFastPathKeepsNoLargeScratch(t *testing.T) {
+	big := strings.Repeat("x", 2*maxKeptBuf)
+	frames := parseFrames(t, wire(initReq, initResp, newReq, newResp, prompt(2, "hi"),
+		upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`+big+`"}}`)))
+	s, err := New().Start(context.Background(), startReq(sdk.ModeConvert, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.(*translator)
+	if _, err := tr.Map(context.Background(), frames); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(tr.fast.buf); c > maxKeptBuf {
+		t.Errorf("the fast path keeps a %d-byte buffer after a large frame", c)
+	}
+	if tr.fast.tp.B != nil || tr.wire.Data != nil {
+		t.Error("the translator keeps the last frame's bytes after Map")
+	}
+}
