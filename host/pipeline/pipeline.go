@@ -605,6 +605,9 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captur
 		p.detAt = e.At
 		p.attach(ctx)
 	}
+	if batch == nil { // the batch is handed to the feeders: a new one each time, sized once
+		batch = make([]wire.Entry, 0, p.batchFrames)
+	}
 	return append(batch, e)
 }
 
