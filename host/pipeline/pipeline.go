@@ -156,6 +156,7 @@ type Pipeline struct {
 	rebuilding bool
 	resolved   map[uint64]wire.Session
 	injected   map[uint64][]wire.Session
+	win        *window // the decoded wire log the rebuild's feeders share (window.go)
 
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
