@@ -81,7 +81,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 	f := &feeder{p: p, name: name, primary: primary, log: p.log.Named(name),
 		live: make(chan []wire.Entry, depth), done: make(chan struct{}), mapped: make(chan struct{})}
 	f.behind.Store(true) // a new feeder starts by catching up from seq 1
-	if p.rebuilding {
+	if p.rebuilding && shareWindow {
 		// attach makes every feeder of a rebuild here, under p.mu, before
 		// any of them reads (see window.join).
 		if p.win == nil {
@@ -271,6 +271,9 @@ type pipelined interface {
 // builds the batch after.
 const pipelineDepth = 2
 
+// pipelineBatches off: every batch is a synchronous Map (tests compare).
+var pipelineBatches = true
+
 // lastFedSent is the last seq sent to the plugin (answered or not).
 func (f *feeder) lastFedSent() uint64 {
 	if n := len(f.flights); n > 0 {
@@ -284,7 +287,7 @@ func (f *feeder) lastFedSent() uint64 {
 // (process) otherwise. Outputs are delivered in batch order either way.
 func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 	ps, ok := f.sess.(pipelined)
-	if !ok || !f.p.offline() || f.dead {
+	if !ok || !pipelineBatches || !f.p.offline() || f.dead {
 		f.drain(ctx)
 		f.process(ctx, batch)
 		return

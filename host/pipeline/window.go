@@ -24,9 +24,11 @@ import (
 // log. A feeder that leaves the window (its plugin was restarted and is
 // re-fed from seq 1, or gave up) no longer holds it back; a restarted one
 // reads the wire log on its own, as every feeder did before.
-const (
+var (
 	windowMaxBlocks = 64
 	windowMaxBytes  = 16 << 20
+	// shareWindow off: each feeder reads the wire log itself (tests compare).
+	shareWindow = true
 )
 
 // window is the decoded wire log shared by a rebuild's feeders.
@@ -42,6 +44,7 @@ type window struct {
 	blocks  []windowBlock // blocks[0] is block number base
 	base    int
 	bytes   int // line bytes held in blocks
+	peak    int // the most blocks held (tests)
 	done    bool
 	err     error // the read error after the last block (sticky)
 	closed  bool  // every cursor left, or ctx ended: the reader stops
@@ -212,6 +215,7 @@ func (w *window) read() {
 		w.mu.Lock()
 		w.blocks = append(w.blocks, blk)
 		w.bytes += blk.bytes
+		w.peak = max(w.peak, len(w.blocks))
 		w.cond.Broadcast()
 		w.mu.Unlock()
 	}
