@@ -25,8 +25,8 @@ import (
 // re-fed from seq 1, or gave up) no longer holds it back; a restarted one
 // reads the wire log on its own, as every feeder did before.
 var (
-	windowMaxBlocks = 64
-	windowMaxBytes  = 16 << 20
+	windowMaxBlocks = 16
+	windowMaxBytes  = 4 << 20
 	// shareWindow off: each feeder reads the wire log itself (tests compare).
 	shareWindow = true
 )
