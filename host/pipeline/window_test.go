@@ -174,7 +174,8 @@ func windowTestLog(t *testing.T, frames int) string {
 }
 
 type windowRun struct {
-	calls map[string][]string // per plugin: each Map call's frames
+	events []string            // OnReadProblem and OnSession, in order
+	calls  map[string][]string // per plugin: each Map call's frames
 	outs  []string            // the sink's outputs, per plugin in order
 	gaps  []string
 	stats Stats
@@ -184,10 +185,10 @@ type windowRun struct {
 // the window (else each feeder reads the log, as before it); grpc: the
 // plugins over real gRPC (pipelined when shared and pipeline).
 func rebuildWith(t *testing.T, path string, shared, grpc bool, delays map[string]time.Duration, bounds [2]int) windowRun {
-	return rebuildFailing(t, path, shared, grpc, delays, bounds, nil, 0)
+	return rebuildFailing(t, path, shared, grpc, delays, bounds, nil, 0, nil)
 }
 
-func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[string]time.Duration, bounds [2]int, failAt map[string][]int, restarts int) windowRun {
+func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[string]time.Duration, bounds [2]int, failAt map[string][]int, restarts int, scan *WireScan) windowRun {
 	t.Helper()
 	oldShare, oldPipe, oldBlocks, oldBytes := shareWindow, pipelineBatches, windowMaxBlocks, windowMaxBytes
 	shareWindow, pipelineBatches = shared, shared
@@ -215,7 +216,11 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 		return &Plugin{Name: name, Mapper: m, Kill: kill}, nil
 	}
 	sink := &pluginSink{}
+	var events []string
 	p := New(Options{
+		Scan:          scan,
+		OnReadProblem: func(pr wire.Problem) { events = append(events, fmt.Sprintf("problem %+v", pr)) },
+		OnSession:     func(pt SessionPoint) { events = append(events, fmt.Sprintf("session %+v %+v %+v", pt.ID, pt.Seq, pt.Resolved)) },
 		WirePath: path, Connection: "c-window", Mode: sdk.ModeRebuild,
 		Revisions: map[string][]string{"acp/2@x": {"a", "b"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: sink, BatchFrames: 16, Sessions: fakeSessions{}, ResolveSessions: true, MaxRestarts: restarts,
@@ -230,7 +235,7 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 	if p.win != nil && bounds != [2]int{} && p.win.peak > bounds[0] {
 		t.Errorf("the window held %d blocks, bound %d", p.win.peak, bounds[0])
 	}
-	r := windowRun{calls: map[string][]string{}, stats: stats}
+	r := windowRun{calls: map[string][]string{}, stats: stats, events: events}
 	for n, m := range mappers {
 		r.calls[n] = m.calls
 	}
@@ -291,6 +296,9 @@ func sameRun(t *testing.T, what string, got, want windowRun) {
 	if !slices.Equal(got.gaps, want.gaps) {
 		t.Errorf("%s: gaps %q, want %q", what, got.gaps, want.gaps)
 	}
+	if !slices.Equal(got.events, want.events) {
+		t.Errorf("%s: events\n%q\nwant\n%q", what, got.events, want.events)
+	}
 	if fmt.Sprint(got.stats) != fmt.Sprint(want.stats) {
 		t.Errorf("%s: stats %+v, want %+v", what, got.stats, want.stats)
 	}
@@ -313,7 +321,27 @@ func TestSharedWindowSameFrames(t *testing.T) {
 			t.Fatalf("no %q among the frames:\n%s", want, text[:min(len(text), 3000)])
 		}
 	}
+	if len(old.events) < 5 {
+		t.Fatalf("too few problems and sessions: %q", old.events)
+	}
 	sameRun(t, "shared", rebuildWith(t, path, true, false, nil, [2]int{}), old)
+	scan, err := ScanWire(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(scan.Sessions, []string{"sess_a", "sess_b"}) {
+		t.Fatalf("scan names %q", scan.Sessions)
+	}
+	sameRun(t, "shared, first pass from the scan", rebuildFailing(t, path, true, false, nil, [2]int{}, nil, 0, scan), old)
+	cp := filepath.Join(t.TempDir(), "copy.jsonl")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(cp, b, 0o600)
+	if scan.ForCopy(cp) == nil || scan.ForCopy(path+"-none") != nil {
+		t.Fatal("ForCopy")
+	}
+	// A scan of another file is not used.
+	other := windowTestLog(t, 100)
+	sameRun(t, "a scan of another log", rebuildFailing(t, path, true, false, nil, [2]int{}, nil, 0, func() *WireScan { s, _ := ScanWire(other); return s }()), old)
 	sameRun(t, "shared, a slow, window of 2 blocks", rebuildWith(t, path, true, false, map[string]time.Duration{"a": time.Millisecond}, [2]int{2, 1 << 20}), old)
 	sameRun(t, "shared, b slow, window of 64 KiB", rebuildWith(t, path, true, false, map[string]time.Duration{"b": time.Millisecond}, [2]int{64, 1 << 10}), old)
 
@@ -331,11 +359,11 @@ func TestSharedWindowRestartAndGiveUp(t *testing.T) {
 	path := windowTestLog(t, 600)
 	old := rebuildWith(t, path, false, false, nil, [2]int{})
 	for _, grpc := range []bool{false, true} {
-		r := rebuildFailing(t, path, true, grpc, nil, [2]int{2, 1 << 20}, map[string][]int{"a": {5}}, 1)
+		r := rebuildFailing(t, path, true, grpc, nil, [2]int{2, 1 << 20}, map[string][]int{"a": {5}}, 1, nil)
 		if !slices.Equal(r.outs, old.outs) || len(r.gaps) != 0 || r.stats.Restarts != 1 {
 			t.Errorf("grpc %v: restarted: %d outputs (want %d), gaps %q, restarts %d", grpc, len(r.outs), len(old.outs), r.gaps, r.stats.Restarts)
 		}
-		r = rebuildFailing(t, path, true, grpc, nil, [2]int{2, 1 << 20}, map[string][]int{"b": {3}}, 0)
+		r = rebuildFailing(t, path, true, grpc, nil, [2]int{2, 1 << 20}, map[string][]int{"b": {3}}, 0, nil)
 		var bOuts, wantA []string
 		for _, o := range r.outs {
 			if strings.HasPrefix(o, "b: ") {
@@ -352,6 +380,52 @@ func TestSharedWindowRestartAndGiveUp(t *testing.T) {
 		}
 		if got := r.outs[:len(r.outs)-len(bOuts)]; !slices.Equal(got, wantA) {
 			t.Errorf("grpc %v: a's outputs after b gave up: %d, want %d", grpc, len(got), len(wantA))
+		}
+	}
+}
+
+// TestScanDetectsAsReading: the revision a rebuild detects from the scan is
+// the one it detects reading the log, wherever the initialize exchange is
+// (or is not) among the first frames.
+func TestScanDetectsAsReading(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`
+	resp := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"capabilities":{"session":{"title":{}}}}}`
+	upd := `{"jsonrpc":"2.0","id":5,"method":"x","params":{}}`
+	for _, tc := range []struct{ req, resp, total int }{{1, 2, 10}, {0, 0, 100}, {0, 0, 3}, {60, 64, 80}, {60, 66, 80}, {64, 65, 70}, {65, 66, 70}, {3, 0, 5}} {
+		path := filepath.Join(t.TempDir(), "w.jsonl")
+		w, err := wire.Create(path, wire.Header{Connection: "c-det"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= tc.total; i++ {
+			e := wire.Entry{Type: wire.TypeFrame, Dir: sdk.A2C, Line: []byte(upd)}
+			switch i {
+			case tc.req:
+				e.Dir, e.Line = sdk.C2A, []byte(req)
+			case tc.resp:
+				e.Line = []byte(resp)
+			}
+			if _, err := w.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		scan, err := ScanWire(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [2]string
+		for i, s := range []*WireScan{nil, scan} {
+			p := New(Options{WirePath: path, Mode: sdk.ModeRebuild, SchemaRevision: "x", DefaultRevision: "acp/1", Scan: s,
+				Sink: &pluginSink{}, Revisions: map[string][]string{}})
+			if err := p.Rebuild(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			p.Wait()
+			got[i] = p.det.revision + " / " + p.det.why
+		}
+		if got[0] != got[1] {
+			t.Errorf("%+v: from the scan %q, reading %q", tc, got[1], got[0])
 		}
 	}
 }

@@ -24,17 +24,24 @@ var mcpKey = []byte("mcpServers")
 // recorder scrubs it (ASR-712) — a hand-made log may not have been — and
 // an unreadable line naming mcpServers is cut after that word.
 func importWire(src, dst string) error {
+	_, err := importWireChanged(src, dst)
+	return err
+}
+
+// importWireChanged is importWire, and says whether a line was changed
+// (scrubbed or cut): the copy is not byte for byte the original.
+func importWireChanged(src, dst string) (changed bool, err error) {
 	in, err := os.Open(src)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	defer in.Close()
 	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	// Lines are bounded as the wire log's reader bounds them; a torn tail
@@ -52,7 +59,9 @@ func importWire(src, dst string) error {
 			line = append(append(line[:0], b...), '\n')
 		}
 		if lr.Line() > 1 || (err != nil && lr.Line() > 0) {
-			line = scrubLine(line)
+			scrubbed := scrubLine(line)
+			changed = changed || !bytes.Equal(scrubbed, line)
+			line = scrubbed
 		}
 		if _, werr := bw.Write(line); werr != nil {
 			err = werr
@@ -72,9 +81,9 @@ func importWire(src, dst string) error {
 	}
 	if err != nil {
 		os.Remove(dst)
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
-	return nil
+	return changed, nil
 }
 
 // scrubLine returns an entry line (with its LF, if any) as the recorder

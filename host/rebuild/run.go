@@ -245,10 +245,17 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			if err := importWire(c.Path, dst); err != nil {
+			changed, err := importWireChanged(c.Path, dst)
+			if err != nil {
 				return nil, err
 			}
 			c.Path = dst
+			if c.Scan != nil {
+				c.Scan = c.Scan.ForCopy(dst)
+			}
+			if changed {
+				c.Scan = nil // the copy is scrubbed: its pipeline reads it
+			}
 		}
 		res.Bytes += c.Size
 	}
@@ -443,6 +450,7 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
+	po.Scan = c.Scan
 	if o.Routing != nil {
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}
