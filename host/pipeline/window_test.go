@@ -390,7 +390,7 @@ func TestSharedWindowRestartAndGiveUp(t *testing.T) {
 func TestScanDetectsAsReading(t *testing.T) {
 	req := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`
 	resp := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"capabilities":{"session":{"title":{}}}}}`
-	upd := `{"jsonrpc":"2.0","id":5,"method":"x","params":{}}`
+	upd := `{"jsonrpc":"2.0","method":"x","params":{}}`
 	for _, tc := range []struct{ req, resp, total int }{{1, 2, 10}, {0, 0, 100}, {0, 0, 3}, {60, 64, 80}, {60, 66, 80}, {64, 65, 70}, {65, 66, 70}, {3, 0, 5}} {
 		path := filepath.Join(t.TempDir(), "w.jsonl")
 		w, err := wire.Create(path, wire.Header{Connection: "c-det"})
