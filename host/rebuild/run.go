@@ -234,6 +234,18 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			os.RemoveAll(staging)
 		}
 	}()
+	if o.Pipeline.Launch != nil {
+		pl := newPool(o.Pipeline.Launch)
+		defer pl.close()
+		o.Pipeline.Launch = pl.Launch
+		// The first connection's plugins start while the rest of this is
+		// done: by the revision its log recorded, the plugins the
+		// configuration gives that revision (its own detection decides
+		// which it takes).
+		if s := todo[0].Scan; s != nil && s.Revision != nil {
+			pl.prelaunch(ctx, o.Pipeline.Revisions[s.Revision.Revision])
+		}
+	}
 	before := map[string]map[string]stamp{}
 	for s := range want {
 		files, err := outputFiles(o.Store, s)
@@ -260,11 +272,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		res.Bytes += c.Size
 	}
 
-	if o.Pipeline.Launch != nil {
-		pl := newPool(o.Pipeline.Launch)
-		defer pl.close()
-		o.Pipeline.Launch = pl.Launch
-	}
+
 	prog := newProgress(o.Progress, len(todo), res.Bytes)
 	stale := map[string]int{}
 	for i, c := range todo {
