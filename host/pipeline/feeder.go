@@ -110,7 +110,7 @@ func (f *feeder) run(ctx context.Context) {
 		}
 		select {
 		case b := <-f.live:
-			f.process(ctx, b)
+			f.liveBatch(ctx, b)
 			continue
 		default:
 		}
@@ -119,9 +119,11 @@ func (f *feeder) run(ctx context.Context) {
 				continue
 			}
 		}
+		// Nothing queued: what is in flight is answered before waiting.
+		f.drain(ctx)
 		select {
 		case b := <-f.live:
-			f.process(ctx, b)
+			f.liveBatch(ctx, b)
 		case <-f.p.captureDone:
 			if len(f.live) > 0 {
 				continue
@@ -161,6 +163,16 @@ func (f *feeder) start(ctx context.Context) error {
 	return nil
 }
 
+// liveBatch maps a batch capture dispatched: pipelined in convert
+// (submit), synchronously live.
+func (f *feeder) liveBatch(ctx context.Context, b []wire.Entry) {
+	if f.p.offline() {
+		f.submit(ctx, b)
+		return
+	}
+	f.process(ctx, b)
+}
+
 // writesASR says whether the plugin writes ASR streams (its Info lists
 // the "asr" output).
 func (f *feeder) writesASR() bool {
@@ -170,6 +182,7 @@ func (f *feeder) writesASR() bool {
 // catchUp maps what the wire log holds beyond lastFed. It returns true
 // when it made progress, false when it is caught up (and live again).
 func (f *feeder) catchUp(ctx context.Context) bool {
+	f.drain(ctx) // live batches in flight: lastFed is what the plugin answered
 	target, caughtUp := f.p.wireTarget(f)
 	if caughtUp {
 		return false
