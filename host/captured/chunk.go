@@ -12,8 +12,13 @@ const BufferSize = 64 << 10
 // DefaultQueueBytes bounds the bytes of the chunks waiting for capture (both
 // directions together), so the host's memory is bounded whatever the line
 // length; tee.queue_bytes sets it (host/config), and it is at least one
-// read (BufferSize).
-const DefaultQueueBytes = 64 << 20
+// read (BufferSize). On Linux it is 256 MiB, which holds a 128 MiB burst in
+// each direction whatever capture gets of the CPU meanwhile: there the queue
+// lives in an Arena, costs memory only while a burst fills it, gives it back
+// once drained, and goes to the finisher at the exit without a copy.
+// Elsewhere the queue is Go heap and the exit writes it out first, so it
+// stays at 64 MiB.
+const DefaultQueueBytes = defaultQueueBytes
 
 // Chunk is one read of one direction, handed to capture as it was forwarded. The receiver
 // splits it into lines (see Splitter) and calls Release exactly once when it no longer needs
@@ -28,9 +33,13 @@ type Chunk struct {
 	EOF bool
 
 	buf   []byte       // the pooled read buffer Data lies in (nil: Data was copied)
-	refs  atomic.Int32 // holders of buf: the copier until its write returned, the receiver
+	refs  atomic.Int32 // holders of buf: the copier until its write returned, the receiver, a slab's parts
 	size  int64        // what the chunk counts against the byte bound
 	bound *Bound
+
+	parent *Chunk // the slab Data was copied into (Slab), which holds the bytes
+	arena  *Arena // buf is a slot of arena (nil: of the heap pool)
+	slot   int32
 }
 
 // Lost counts forwarded bytes that capture did not get. EndLF says whether the last of them
@@ -95,21 +104,65 @@ func (c *Chunk) Uncharge() {
 	}
 }
 
+// owner is the chunk whose buffer holds c's bytes: c, or the slab c was copied into.
+func (c *Chunk) owner() *Chunk {
+	if c.parent != nil {
+		return c.parent
+	}
+	return c
+}
+
 // hold keeps the chunk's buffer from being recycled until a matching unref (a Splitter
 // holding a long line's bytes). A copied chunk's bytes live as long as they are referenced.
 func (c *Chunk) hold() {
-	if c.buf != nil {
-		c.refs.Add(1)
+	if o := c.owner(); o.buf != nil {
+		o.refs.Add(1)
 	}
 }
 
 func (c *Chunk) unref() {
-	if c.buf == nil {
+	o := c.owner()
+	if o.buf == nil {
 		return
 	}
-	if c.refs.Add(-1) == 0 {
-		c.Data, c.Lost, c.EOF, c.size = nil, Lost{}, false, 0
-		bufPool.Put(c)
+	if o.refs.Add(-1) == 0 {
+		o.Data, o.Lost, o.EOF, o.size = nil, Lost{}, false, 0
+		if o.arena != nil {
+			o.arena.put(o)
+		} else {
+			bufPool.Put(o)
+		}
+	}
+}
+
+// A Slab is a buffer short reads are copied into, one after the other, so that a quiet
+// session does not pin a whole read buffer per line: each part (Part) holds the slab until
+// it is released, and the copier holds it until it moves on to another (Drop).
+type Slab struct {
+	c *Chunk
+	n int
+}
+
+// NewSlab returns a slab of BufferSize bytes from the arena (or the heap pool).
+func (a *Arena) NewSlab() *Slab { return &Slab{c: a.Buffer()} }
+
+// Room is how many more bytes the slab takes.
+func (s *Slab) Room() int { return len(s.c.buf) - s.n }
+
+// Part copies b (at most Room bytes) into the slab and returns a chunk of it.
+func (s *Slab) Part(b []byte) *Chunk {
+	d := s.c.buf[s.n : s.n+len(b) : s.n+len(b)]
+	copy(d, b)
+	s.n += len(b)
+	s.c.refs.Add(1)
+	return &Chunk{Data: d, parent: s.c}
+}
+
+// Drop lets go of the copier's hold; the slab is recycled once its parts are released.
+func (s *Slab) Drop() {
+	if s != nil && s.c != nil {
+		s.c.unref()
+		s.c = nil
 	}
 }
 

@@ -21,8 +21,13 @@ import (
 //
 // Layout: the line spoolMagic, one JSON line (SpoolHeader, without the lines' bytes), the
 // bytes of the lines in progress (c2a's, then a2c's; their lengths are in the header), then
-// one record per chunk: its fixed part (recordSize bytes) followed by its data.
-const spoolMagic = "acptap-spool 1\n"
+// one record per chunk: its fixed part (recordSize bytes) followed by its data, or, for a
+// chunk that lies in the recording's Arena (flagArena), where it lies there: the finisher
+// inherited the arena's memory file, so those bytes are not copied at all.
+const spoolMagic = "acptap-spool 2\n"
+
+// spoolMagic1 is the layout before arena records; it is read the same way.
+const spoolMagic1 = "acptap-spool 1\n"
 
 // SpoolHeader opens a spool.
 type SpoolHeader struct {
@@ -36,24 +41,29 @@ type spoolHead struct {
 	LineBytes [2]int       `json:"lineBytes"`
 }
 
-// A chunk's record is recordSize bytes, little-endian: its direction, flags, 6 zero bytes,
+// A chunk's record is recordSize bytes, little-endian: its direction, flags, the offset of
+// its data in its arena slot (2 bytes) and the slot (4 bytes; both 0 without flagArena),
 // then the receipt time (Unix nanoseconds), the lost bytes, the lost LFs and the data size.
 const recordSize = 40
 
 const (
 	flagEOF   = 1 << 0
 	flagEndLF = 1 << 1
+	flagArena = 1 << 2 // the data is in the arena, not after the record
 )
 
 // Remainder counts, per direction, what a spool holds beyond the wire log: the gap the
 // next command declares if the spool is lost before a finisher has captured it.
 type Remainder [2]Gap
 
-// WriteSpool writes h and every item left on items (until it is closed) to w, releasing
-// each, and returns what they hold as gaps: per direction, the lines the bytes touch (the
-// lines in progress in h included) and their bytes without LFs, as the Splitter counts a
-// queue-full loss.
-func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error) {
+// WriteSpool writes h and every item left on items (until it is closed) to w, and returns
+// what they hold as gaps: per direction, the lines the bytes touch (the lines in progress
+// in h included) and their bytes without LFs, as the Splitter counts a queue-full loss.
+// A chunk that lies in arena (the finisher's inherited memory file; nil: none) is written
+// as where it lies and is kept, never released: its slot must hold the bytes until the
+// finisher has read them, and the recording exits after the hand-over. Every other chunk
+// is copied into w and released.
+func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Remainder, error) {
 	var rem Remainder
 	var cnt [2]lineCount
 	for i, l := range h.Lines {
@@ -83,10 +93,13 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 	var werr error
 	var held []Item
 	for it := range items {
+		inArena := false
 		if werr == nil {
-			werr = writeRecord(bw, it, &cnt)
+			inArena, werr = writeRecord(bw, it, &cnt, arena)
 		}
-		held = append(held, it) // its Data is in the batch until flushed
+		if !inArena {
+			held = append(held, it) // its Data is in the batch until flushed
+		}
 		if bw.full() || werr != nil {
 			if werr == nil {
 				werr = bw.flush()
@@ -116,12 +129,16 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item) (Remainder, error
 // the machine stopped, before it had written the spool to the wire log).
 const ReasonSpoolLost = "capture handed to a finisher was lost"
 
-func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount) error {
+func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount, arena *Arena) (inArena bool, err error) {
+	var flags uint8
 	ch := it.Chunk
 	if ch == nil || (it.Dir != sdk.C2A && it.Dir != sdk.A2C) {
-		return fmt.Errorf("spool: not a chunk of a direction")
+		return false, fmt.Errorf("spool: not a chunk of a direction")
 	}
-	var flags uint8
+	slot, off, inArena := arena.slotOf(ch)
+	if inArena {
+		flags |= flagArena
+	}
 	if ch.EOF {
 		flags |= flagEOF
 	}
@@ -136,15 +153,17 @@ func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount) error {
 	var r [recordSize]byte
 	r[0], r[1] = uint8(it.Dir), flags
 	le := binary.LittleEndian
+	le.PutUint16(r[2:], uint16(off))
+	le.PutUint32(r[4:], uint32(slot))
 	le.PutUint64(r[8:], uint64(it.At.UnixNano()))
 	le.PutUint64(r[16:], ch.Lost.Bytes)
 	le.PutUint64(r[24:], ch.Lost.LFs)
 	le.PutUint64(r[32:], uint64(len(ch.Data)))
 	bw.add(bw.scratch(r[:]))
-	if len(ch.Data) > 0 {
+	if len(ch.Data) > 0 && !inArena {
 		bw.add(ch.Data)
 	}
-	return nil
+	return inArena, nil
 }
 
 func dirIndex(d sdk.Direction) int {
@@ -178,11 +197,13 @@ func (c *lineCount) add(n, lfs uint64, endLF bool) {
 }
 
 // ReadSpool reads a spool's header and returns it with a reader of its chunks, in order:
-// next returns io.EOF after the last one. The chunks' Data are their own (not pooled).
-func ReadSpool(r io.Reader) (h SpoolHeader, next func() (Item, error), err error) {
+// next returns io.EOF after the last one. arena is the recording's arena as mapped here
+// (MapArenaFile; nil: none inherited): a chunk that lies there is a view of it, which
+// stays valid as long as the mapping. The other chunks' Data are their own (not pooled).
+func ReadSpool(r io.Reader, arena []byte) (h SpoolHeader, next func() (Item, error), err error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic := make([]byte, len(spoolMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != spoolMagic {
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != spoolMagic && string(magic) != spoolMagic1 {
 		return h, nil, fmt.Errorf("read spool: not a spool")
 	}
 	line, err := br.ReadBytes('\n')
@@ -220,7 +241,13 @@ func ReadSpool(r io.Reader) (h SpoolHeader, next func() (Item, error), err error
 		}
 		ch := &Chunk{EOF: flags&flagEOF != 0,
 			Lost: Lost{Bytes: le.Uint64(b[16:]), LFs: le.Uint64(b[24:]), EndLF: flags&flagEndLF != 0}}
-		if size > 0 {
+		if flags&flagArena != 0 {
+			off := int(le.Uint32(b[4:]))*BufferSize + int(le.Uint16(b[2:]))
+			if size == 0 || int(le.Uint16(b[2:]))+int(size) > BufferSize || off+int(size) > len(arena) {
+				return Item{}, fmt.Errorf("read spool: a record names bytes outside the queue's arena (%d inherited)", len(arena))
+			}
+			ch.Data = arena[off : off+int(size) : off+int(size)]
+		} else if size > 0 {
 			ch.Data = make([]byte, size)
 			if _, err := io.ReadFull(br, ch.Data); err != nil {
 				return Item{}, fmt.Errorf("read spool: %w", err)

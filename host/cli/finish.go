@@ -84,18 +84,24 @@ func runFinish(env *Env, args []string) int {
 	fs.SetOutput(env.Stderr)
 	c.register(fs)
 	fs.BoolVar(&pending, "pending", false, "finish every abandoned connection")
-	var afterParent, spool bool
+	var afterParent, spool, arena bool
 	fs.BoolVar(&spool, "spool", false, "the recording's unwritten capture is on descriptor 5 (finisher.SpoolFD)")
+	fs.BoolVar(&arena, "arena", false, "with --spool: the recording's queue arena is on descriptor 6 (finisher.ArenaFD)")
 	fs.BoolVar(&afterParent, "after-parent", false, "start mapping once the recording that started this finisher let go of the connection or exited (finisher.SpawnEarly)")
 	if err := fs.Parse(args); err != nil || (!pending && fs.NArg() != 1) {
 		fmt.Fprintf(env.Stderr, "acptap %s: [flags] (CONNECTION | --pending)\n", hiddenFinish)
 		return ExitUsage
 	}
 	var inherited, spoolFile *os.File
+	var arenaMem []byte
+	var arenaErr error
 	if !pending {
 		inherited = finisher.Inherited()
 		if spool {
 			spoolFile = finisher.InheritedSpool()
+			if arena {
+				arenaMem, arenaErr = finisher.InheritedArena()
+			}
 		}
 	}
 	cfg, err := c.load()
@@ -111,6 +117,10 @@ func runFinish(env *Env, args []string) int {
 	}
 	defer closeQuietly(closer)
 	logger = logger.Named("finisher")
+	if arenaErr != nil {
+		// The spool's records of chunks in the arena then fail to read: declared as gaps.
+		logger.Error("queue arena not mapped", "error", arenaErr)
+	}
 	if err := finisher.LowerPriority(); err != nil {
 		logger.Warn("finisher runs at the normal CPU priority", "error", err)
 	}
@@ -130,7 +140,7 @@ func runFinish(env *Env, args []string) int {
 		logger.Error("plugins", "error", err)
 		return ExitFailure
 	}
-	o.Spool = spoolFile
+	o.Spool, o.Arena = spoolFile, arenaMem
 	if pending {
 		if _, err := finisher.CompleteAll(ctx, o, false); err != nil {
 			logger.Error("pending connections not finished", "error", strings.ReplaceAll(err.Error(), "\n", "; "))

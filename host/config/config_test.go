@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/host/captured"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -46,7 +48,7 @@ func TestLoadDefaults(t *testing.T) {
 		Revisions: map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"acpv1", "aep"},
 			"acp-v1-log": {"acpv1", "aep"}},
 		Plugins:        map[string]PluginConfig{},
-		Tee:            Tee{QueueFrames: 65536, QueueBytes: 64 << 20, BatchFrames: 256, Coalesce: 2 * time.Millisecond},
+		Tee:            Tee{QueueFrames: 65536, QueueBytes: captured.DefaultQueueBytes, BatchFrames: 256, Coalesce: 2 * time.Millisecond},
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},

@@ -24,7 +24,7 @@ const ParentFD = 4
 // finisher maps what the wire log holds, as the next command would.
 //
 // A spool (NewSpool), when not nil, is passed on SpoolFD.
-func SpawnEarly(self string, args []string, m *Marker, spool *os.File) error {
+func SpawnEarly(self string, args []string, m *Marker, spool, arena *os.File) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start finisher: %w", err)
@@ -35,6 +35,9 @@ func SpawnEarly(self string, args []string, m *Marker, spool *os.File) error {
 	cmd.ExtraFiles = []*os.File{m.File(), r} // MarkerFD, ParentFD
 	if spool != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, spool) // SpoolFD
+		if arena != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, arena) // ArenaFD
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		w.Close()

@@ -26,7 +26,7 @@ func TestEarlyAlive(t *testing.T) {
 	if m.EarlyAlive() {
 		t.Fatal("alive before any was started")
 	}
-	if err := SpawnEarly("/bin/sleep", []string{"60"}, m, nil); err != nil {
+	if err := SpawnEarly("/bin/sleep", []string{"60"}, m, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	pid := m.EarlyPID()

@@ -41,6 +41,10 @@ type Options struct {
 	// was handed one (SpawnEarly); a marker that says a spool exists without it gets
 	// the spool's frames declared as gaps.
 	Spool *os.File
+	// Arena is the recording's queue arena as mapped here (captured.MapArenaFile), when
+	// the finisher inherited it (ArenaFD): the spool's records of chunks that lie there
+	// are read from it in place.
+	Arena []byte
 }
 
 // Result is what completing one connection wrote.

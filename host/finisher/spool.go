@@ -22,6 +22,10 @@ import (
 // SpoolFD is the descriptor a finisher started by SpawnEarly with a spool finds it on.
 const SpoolFD = 5
 
+// ArenaFD is the descriptor a finisher started by SpawnEarly with the recording's queue
+// arena (captured.Arena) finds it on.
+const ArenaFD = 6
+
 // Spool is the marker's record of a capture handed over unwritten: where the wire log
 // stopped (pipeline.Handover, without the splitter's lines, which are in the spool) and
 // what the spool holds, declared as gaps if it is lost.
@@ -45,6 +49,14 @@ func InheritedSpool() *os.File {
 	return os.NewFile(SpoolFD, "acptap-spool")
 }
 
+// InheritedArena maps the queue arena a finisher started with one inherited (ArenaFD).
+func InheritedArena() ([]byte, error) {
+	syscall.CloseOnExec(ArenaFD)
+	f := os.NewFile(ArenaFD, "acptap-queue")
+	defer f.Close() // the mapping outlives the descriptor
+	return captured.MapArenaFile(f)
+}
+
 // captureSpool writes a handed-over capture's end to the wire log before the connection
 // is mapped: from the spool when this process has it, else (the finisher that had it died,
 // or the machine stopped) as the gaps the marker counts. Then the marker names every
@@ -55,7 +67,7 @@ func captureSpool(ctx context.Context, o Options, m *Marker, s state, hdr wire.H
 	items := make(chan captured.Item, 64)
 	var next func() (captured.Item, error)
 	if o.Spool != nil {
-		sh, n, err := captured.ReadSpool(io.NewSectionReader(o.Spool, 0, 1<<62))
+		sh, n, err := captured.ReadSpool(io.NewSectionReader(o.Spool, 0, 1<<62), o.Arena)
 		if err != nil {
 			log.Error("spool unreadable; its frames are declared as a gap", "connection", m.Conn, "error", err)
 		} else {

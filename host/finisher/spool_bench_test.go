@@ -32,7 +32,7 @@ func BenchmarkSpool(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := captured.WriteSpool(f, captured.SpoolHeader{}, q); err != nil {
+		if _, err := captured.WriteSpool(f, captured.SpoolHeader{}, q, nil); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()

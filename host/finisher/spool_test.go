@@ -128,7 +128,7 @@ func spoolCase(t *testing.T, all []captured.Item, cut int, lost bool) {
 		t.Fatal(err)
 	}
 	defer spool.Close()
-	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, q)
+	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,7 +134,7 @@ func TestCaptureRaisedWhileQueueFull(t *testing.T) {
 		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
 		Sink: &memSink{}, BatchFrames: 1, // a batch per chunk
 	})
-	items := make(chan captured.Item, 8)
+	items := make(chan captured.Item, 1024) // its items never count: the bytes do
 	if err := p.Start(context.Background(), items); err != nil {
 		t.Fatal(err)
 	}
@@ -167,5 +168,43 @@ func TestCaptureRaisedWhileQueueFull(t *testing.T) {
 		if sessions.nice[i] != w {
 			t.Errorf("session %d observed at nice %d, want %d (all: %v)", i+1, sessions.nice[i], w, sessions.nice)
 		}
+	}
+}
+
+// TestCaptureRaisedWhileItemsFull: the tee's queue is bounded in items too, and short reads
+// fill the items long before the bytes: capture is raised when the items are past a quarter
+// of the queue, whatever the bytes.
+func TestCaptureRaisedWhileItemsFull(t *testing.T) {
+	own := niceOf(t)
+	low := priority.CaptureTarget(own)
+	if low == own {
+		t.Skip("the process runs at the lowest priority already")
+	}
+	sessions := &niceSessions{t: t}
+	p := New(Options{
+		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord, Sessions: sessions,
+		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
+		Sink: &memSink{}, BatchFrames: 1,
+	})
+	items := make(chan captured.Item, 8)
+	bound := captured.NewBound(1 << 30)
+	for n := 1; n <= 6; n++ { // queued before capture starts: 5 of 8 wait behind the first
+		ch := &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(n) + `,"result":{"sessionId":"s-` + strconv.Itoa(n) + `"}}` + "\n")}
+		bound.Take(100)
+		ch.Charge(bound, 100)
+		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(int64(n), 0), Chunk: ch}
+	}
+	close(items)
+	if err := p.Start(context.Background(), items); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// 1 is taken low with 5 of 8 items waiting; 2-5 raised; at 6 the queue is empty, and
+	// capture goes below again after its batch.
+	want := []int{low, own, own, own, own, own}
+	if fmt.Sprint(sessions.nice) != fmt.Sprint(want) {
+		t.Errorf("sessions observed at nice %v, want %v", sessions.nice, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/sdk"
@@ -55,11 +56,32 @@ func handoverPipeline(path string) *Pipeline {
 		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }, StallTimeout: time.Minute})
 }
 
-// copyItems gives each run its own chunks (the pipeline releases what it took).
-func copyItems(items []captured.Item) []captured.Item {
+// copyItems gives each run its own chunks (the pipeline releases what it took): on the
+// heap, or with an arena as the tee makes them there (read buffers and slab parts by
+// turns; a chunk longer than a slot on the heap, as when the arena is used up).
+func copyItems(items []captured.Item, a *captured.Arena) []captured.Item {
 	out := make([]captured.Item, len(items))
+	slab := a.NewSlab()
+	defer slab.Drop()
 	for i, it := range items {
-		it.Chunk = &captured.Chunk{Data: bytes.Clone(it.Chunk.Data), Lost: it.Chunk.Lost, EOF: it.Chunk.EOF}
+		d := it.Chunk.Data
+		var ch *captured.Chunk
+		switch {
+		case a == nil || len(d) == 0 || len(d) > captured.BufferSize:
+			ch = &captured.Chunk{Data: bytes.Clone(d)}
+		case i%2 == 0:
+			ch = a.Buffer()
+			ch.Share(copy(ch.Buf(), d))
+			ch.WriteDone()
+		default:
+			if slab.Room() < len(d) {
+				slab.Drop()
+				slab = a.NewSlab()
+			}
+			ch = slab.Part(d)
+		}
+		ch.Lost, ch.EOF = it.Chunk.Lost, it.Chunk.EOF
+		it.Chunk = ch
 		out[i] = it
 	}
 	return out
@@ -70,13 +92,34 @@ func copyItems(items []captured.Item) []captured.Item {
 // spool (Continue) writes a wire log byte-identical to one capture of everything — the
 // finisher's hand-over at exit loses, repeats and reorders nothing of the native capture
 // (ASR-723), and the continued capture scrubs the MCP secret as live capture does (ASR-712).
+//
+// With the queue in an arena (captured.Arena), the chunks that lie there are spooled as
+// where they lie and read back through a second, read-only mapping of its memory file, as
+// the finisher maps the one it inherits.
 func TestHandoverContinuesByteForByte(t *testing.T) {
+	t.Run("heap", func(t *testing.T) { testHandover(t, false) })
+	t.Run("arena", func(t *testing.T) { testHandover(t, true) })
+}
+
+func testHandover(t *testing.T, withArena bool) {
+	var arena *captured.Arena
+	var view []byte
+	if withArena {
+		a, err := captured.NewArena(64 * captured.BufferSize)
+		if err != nil {
+			t.Skip("no arena here:", err)
+		}
+		arena = a
+		if view, err = captured.MapArenaFile(a.File()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	all := handoverChunks()
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.jsonl")
 	p := handoverPipeline(ref)
 	q := make(chan captured.Item, len(all))
-	for _, it := range copyItems(all) {
+	for _, it := range copyItems(all, arena) {
 		q <- it
 	}
 	close(q)
@@ -90,10 +133,10 @@ func TestHandoverContinuesByteForByte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handedOver := 0
+	handedOver, inPlace := 0, 0
 	for cut := 0; cut <= len(all); cut++ {
 		path := filepath.Join(dir, fmt.Sprintf("cut%d.jsonl", cut))
-		items := copyItems(all)
+		items := copyItems(all, arena)
 		p := handoverPipeline(path)
 		q := make(chan captured.Item, len(all))
 		if err := p.Start(context.Background(), q); err != nil {
@@ -121,10 +164,10 @@ func TestHandoverContinuesByteForByte(t *testing.T) {
 			t.Fatal(err)
 		}
 		var spool bytes.Buffer
-		if _, err := captured.WriteSpool(&spool, captured.SpoolHeader{Lines: h.Lines}, q); err != nil {
+		if _, err := captured.WriteSpool(&spool, captured.SpoolHeader{Lines: h.Lines}, q, arena); err != nil {
 			t.Fatal(err)
 		}
-		hdr, next, err := captured.ReadSpool(&spool)
+		hdr, next, err := captured.ReadSpool(&spool, view)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,6 +185,11 @@ func TestHandoverContinuesByteForByte(t *testing.T) {
 				if err != nil {
 					t.Error(err)
 					return
+				}
+				if d := it.Chunk.Data; len(d) > 0 && len(view) > 0 &&
+					uintptr(unsafe.Pointer(&d[0])) >= uintptr(unsafe.Pointer(&view[0])) &&
+					uintptr(unsafe.Pointer(&d[0])) < uintptr(unsafe.Pointer(&view[0]))+uintptr(len(view)) {
+					inPlace++
 				}
 				rest <- it
 			}
@@ -166,6 +214,9 @@ func TestHandoverContinuesByteForByte(t *testing.T) {
 	}
 	if handedOver == 0 {
 		t.Fatal("no cut fell inside a line: the splitter's state was never handed over")
+	}
+	if withArena && inPlace == 0 {
+		t.Error("no spooled chunk was read in place from the arena's mapping")
 	}
 	if bytes.Contains(want, []byte("s3cret")) {
 		t.Fatal("the secret reached the wire log")

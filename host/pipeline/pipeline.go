@@ -436,7 +436,9 @@ func (c *captureLoop) release() {
 func (c *captureLoop) take(it captured.Item) {
 	c.split.Split(it, c.emit)
 	if it.Chunk != nil {
-		c.use = it.Chunk.QueueUse()
+		// The queue is bounded in bytes and in items: short reads (slab parts) fill
+		// the items long before the bytes, so the fuller of the two counts.
+		c.use = max(it.Chunk.QueueUse(), float64(len(c.items))/float64(max(cap(c.items), 1)))
 		c.cross = c.cross || c.low && c.use > raiseAbove || !c.low && c.use < lowerBelow
 		c.held = append(c.held, it)
 		// A read is up to 64 KiB of lines (a few hundred µs of work):

@@ -52,10 +52,12 @@ func (rec *recorder) startStandby() bool {
 		if err != nil {
 			rec.logger.Debug("no spool; capture writes the queue before exit", "error", err)
 			spool = nil
+		} else if rec.arena != nil {
+			args = rec.finisherArgs("--after-parent", "--spool", "--arena", rec.conn)
 		} else {
 			args = rec.finisherArgs("--after-parent", "--spool", rec.conn)
 		}
-		if err := finisher.SpawnEarly(rec.s.Self, args, rec.marker, spool); err != nil {
+		if err := finisher.SpawnEarly(rec.s.Self, args, rec.marker, spool, rec.arena.File()); err != nil {
 			rec.logger.Warn("finisher not started early; starting it after capture", "error", err)
 			if spool != nil {
 				spool.Close()
@@ -90,7 +92,7 @@ func (rec *recorder) handOverEarly() (spawned bool, spooled *finisher.Spool) {
 	if !ok {
 		return true, nil
 	}
-	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, rec.queue)
+	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, rec.queue, rec.arena)
 	if err != nil {
 		// The rest of the queue is gone with the error: the remainder is declared.
 		rec.logger.Error("spool incomplete; its frames are declared as a gap", "error", err)

@@ -72,11 +72,13 @@ const mappingGrace = 20 * time.Millisecond
 // recording within mappingGrace or hands it to a detached finisher, so the
 // editor is never held.
 type Recording struct {
-	s       Settings
-	started time.Time
-	ctx     context.Context
-	cancel  context.CancelFunc
-	queue   chan captured.Item
+	s        Settings
+	started  time.Time
+	ctx      context.Context
+	cancel   context.CancelFunc
+	queue    chan captured.Item
+	arena    *captured.Arena // the tee's read buffers; handed to the finisher at the exit
+	arenaErr error
 
 	teeDone   chan teeResult
 	setupDone chan *recorder
@@ -116,10 +118,11 @@ func (r *Recording) Start(ctx context.Context) error {
 	cfg := r.s.Config
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.queue = make(chan captured.Item, cfg.Tee.QueueFrames)
+	r.arena, r.arenaErr = captured.NewQueueArena(int64(cfg.Tee.QueueBytes))
 	agentStarted := make(chan struct{})
 	go func() {
 		code, err := tee.Run(r.ctx, tee.Config{Agent: r.s.Agent, Stdin: r.s.Stdin, Stdout: r.s.Stdout,
-			Stderr: r.s.Stderr, Queue: r.queue, QueueBytes: cfg.Tee.QueueBytes, Signals: true,
+			Stderr: r.s.Stderr, Queue: r.queue, QueueBytes: cfg.Tee.QueueBytes, Arena: r.arena, Signals: true,
 			OnStart: func(int) { close(agentStarted) }, Watchdog: r.s.Watchdog})
 		r.teeDone <- teeResult{code, err}
 	}()
@@ -205,6 +208,7 @@ type recorder struct {
 	wireMS    float64          // agent exited → wire log complete, in ms
 	locks     *store.SessionLocks
 	queue     chan captured.Item // the tee's (closed by the time finish runs)
+	arena     *captured.Arena    // the tee's buffers (nil: the heap pool)
 	standby   standby
 	exiting   atomic.Bool // finish has begun
 }
@@ -227,7 +231,10 @@ func (r *Recording) setUp() *recorder {
 		plugins, err = NewPlugins(cfg, r.s.Self, rec.logger)
 	}
 	if err == nil {
-		rec.queue = r.queue
+		rec.queue, rec.arena = r.queue, r.arena
+		if r.arenaErr != nil {
+			rec.logger.Debug("the tee's buffers are on the heap; the exit copies the queue", "error", r.arenaErr)
+		}
 		err = rec.start(plugins, r.queue)
 	}
 	if err != nil {

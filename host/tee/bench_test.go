@@ -290,7 +290,7 @@ func BenchmarkCapture(b *testing.B) {
 	block := acpBlock()
 	q := make(chan captured.Item, 65536)
 	counted := counter(q)
-	c := newCapture(sdk.C2A, q, captured.NewBound(captured.DefaultQueueBytes))
+	c := newCapture(sdk.C2A, q, captured.NewBound(captured.DefaultQueueBytes), nil)
 	lines := 0
 	off := 0
 	ch := captured.Buffer()

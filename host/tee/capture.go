@@ -13,8 +13,6 @@ import (
 // session does not pin a whole read buffer per line; a longer read hands the buffer itself.
 const copyBelow = 8 << 10
 
-// slabSize: short reads are copied into slabs of this size.
-const slabSize = 64 << 10
 
 // capture hands the chunks of one direction to the queue. It runs on the copy path just
 // before the chunk is forwarded and never blocks: when the queue is full (in items or in
@@ -35,11 +33,12 @@ type capture struct {
 	ended   bool          // the direction ended (eof)
 	endSent bool          // the receiver was told (an EOF chunk, or nothing was open)
 
-	slab []byte
+	arena *captured.Arena // where read buffers and slabs come from (nil: the heap pool)
+	slab  *captured.Slab  // the slab short reads are copied into now
 }
 
-func newCapture(dir sdk.Direction, q chan<- captured.Item, bound *captured.Bound) *capture {
-	return &capture{dir: dir, q: q, bound: bound}
+func newCapture(dir sdk.Direction, q chan<- captured.Item, bound *captured.Bound, arena *captured.Arena) *capture {
+	return &capture{dir: dir, q: q, bound: bound, arena: arena}
 }
 
 // feed queues the chunk ch read (ch.Buf()[:n]), received at at. It returns true when ch itself
@@ -62,7 +61,7 @@ func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 	}
 	it := ch
 	if n < copyBelow {
-		it = &captured.Chunk{Data: c.copyOf(data)}
+		it = c.copyOf(data)
 	} else {
 		ch.Share(n)
 	}
@@ -73,9 +72,11 @@ func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 		c.lost = captured.Lost{}
 		return it == ch
 	default:
-		it.Uncharge()
 		if it == ch {
+			it.Uncharge()
 			ch.Unshare()
+		} else {
+			it.Release() // the slab's part
 		}
 		c.drop(data, endLF)
 		return false
@@ -131,14 +132,14 @@ func (c *capture) trySendEnd(at time.Time) {
 	}
 }
 
-// copyOf returns a copy of a short read, carved from a slab (capacity-limited).
-func (c *capture) copyOf(b []byte) []byte {
-	if cap(c.slab)-len(c.slab) < len(b) {
-		c.slab = make([]byte, 0, slabSize)
+// copyOf returns a copy of a short read, a part of the current slab (a new one when it has
+// no room left).
+func (c *capture) copyOf(b []byte) *captured.Chunk {
+	if c.slab == nil || c.slab.Room() < len(b) {
+		c.slab.Drop()
+		c.slab = c.arena.NewSlab()
 	}
-	s := len(c.slab)
-	c.slab = append(c.slab, b...)
-	return c.slab[s:len(c.slab):len(c.slab)]
+	return c.slab.Part(b)
 }
 
 // finish ends capture for this direction: the end of the stream (with what was lost since
@@ -148,6 +149,7 @@ func (c *capture) copyOf(b []byte) []byte {
 func (c *capture) finish(done <-chan struct{}) *captured.Lost {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func() { c.slab.Drop(); c.slab = nil }() // nothing is copied any more
 	if c.closed || c.q == nil {
 		c.closed = true
 		return nil

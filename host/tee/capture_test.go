@@ -106,10 +106,13 @@ func everyN(b []byte, n int) [][]byte {
 
 // copyThrough runs the real copy loop (copyLines) of one direction over src into dst, then
 // ends capture as Run does, and returns the split items. q must be big enough for every
-// chunk unless the caller drains it.
+// chunk unless the caller drains it. The buffers come from a queue arena, as in record
+// (where memory files exist), and every slot must be free again once the items are
+// released: no chunk, slab or held line leaks its slot.
 func copyThrough(t *testing.T, src io.Reader, dst io.Writer, q chan captured.Item, queueBytes int, maxLine int) []captured.Item {
 	t.Helper()
-	c := newCapture(sdk.C2A, q, captured.NewBound(int64(queueBytes)))
+	arena, _ := captured.NewQueueArena(int64(queueBytes))
+	c := newCapture(sdk.C2A, q, captured.NewBound(int64(queueBytes)), arena)
 	if err := copyLines(dst, src, c); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +120,11 @@ func copyThrough(t *testing.T, src io.Reader, dst io.Writer, q chan captured.Ite
 		t.Fatalf("finish could not deliver %+v", *l)
 	}
 	close(q)
-	return splitAll(q, maxLine)[sdk.C2A]
+	items := splitAll(q, maxLine)[sdk.C2A]
+	if arena != nil && arena.Free() != arena.Slots() {
+		t.Errorf("%d of %d arena slots still in use after every item was released", arena.Slots()-arena.Free(), arena.Slots())
+	}
+	return items
 }
 
 // TestCaptureSplitsAtEveryChunkBoundary: the lines are the same however the stream is cut
@@ -242,7 +249,7 @@ func TestCaptureDroppedChunks(t *testing.T) {
 				}
 			}}
 			var fwd bytes.Buffer
-			c := newCapture(sdk.C2A, q, captured.NewBound(captured.DefaultQueueBytes))
+			c := newCapture(sdk.C2A, q, captured.NewBound(captured.DefaultQueueBytes), nil)
 			if err := copyLines(&fwd, src, c); err != nil {
 				t.Fatal(err)
 			}
@@ -267,7 +274,7 @@ func TestCaptureDroppedChunks(t *testing.T) {
 // queue is full, is delivered by finish; the line is captured whole, with NoLF.
 func TestCaptureEOFWhenFull(t *testing.T) {
 	q := make(chan captured.Item, 1)
-	c := newCapture(sdk.A2C, q, captured.NewBound(captured.DefaultQueueBytes))
+	c := newCapture(sdk.A2C, q, captured.NewBound(captured.DefaultQueueBytes), nil)
 	src := &pieceReader{pieces: [][]byte{[]byte("a\nb")}}
 	if err := copyLines(io.Discard, src, c); err != nil {
 		t.Fatal(err)

@@ -26,7 +26,8 @@ var errWrite = errors.New("write")
 // across the queueing and the write, so when finish takes it, every chunk that was forwarded
 // has also been queued or counted as lost.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
-	ch := captured.Buffer()
+	ch := c.arena.Buffer()
+	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	for {
 		n, rerr := src.Read(ch.Buf())
 		if n > 0 {
@@ -38,7 +39,7 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			c.mu.Unlock()
 			if handed {
 				ch.WriteDone()
-				ch = captured.Buffer()
+				ch = c.arena.Buffer()
 			}
 			if werr != nil {
 				return fmt.Errorf("%w: %w", errWrite, werr)

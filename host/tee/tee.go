@@ -47,7 +47,10 @@ type Config struct {
 	Watchdog func(pgid int) *exec.Cmd
 	Logger   hclog.Logger // nil = silent
 
-	QueueBytes   int           // bound on the bytes of the chunks on Queue (0 = captured.DefaultQueueBytes)
+	QueueBytes int // bound on the bytes of the chunks on Queue (0 = captured.DefaultQueueBytes)
+	// Arena holds the read buffers and slabs of queued chunks (nil: the heap pool); the
+	// recording hands it to its finisher at the exit (see captured.Arena).
+	Arena        *captured.Arena
 	DrainTimeout time.Duration // 0 = DefaultDrainTimeout
 }
 
@@ -72,8 +75,8 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
 	bound := captured.NewBound(int64(cfg.QueueBytes))
-	c2a := newCapture(sdk.C2A, cfg.Queue, bound)
-	a2c := newCapture(sdk.A2C, cfg.Queue, bound)
+	c2a := newCapture(sdk.C2A, cfg.Queue, bound, cfg.Arena)
+	a2c := newCapture(sdk.A2C, cfg.Queue, bound, cfg.Arena)
 	// The agent's stdin gone (a failed write, or closed by the agent) closes
 	// the editor's: its next write fails, as it would without acptap.
 	editorIn := closeEditorIn(cfg.Stdin)

@@ -1,0 +1,178 @@
+package captured
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acptap/acptap/sdk"
+)
+
+// resident is how many bytes of the arena's memory file have pages.
+func resident(t *testing.T, a *Arena) int64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(a.File().Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Blocks * 512
+}
+
+// TestArenaGivesMemoryBack: a burst that filled the queue leaves no resident backlog once
+// its chunks are released; keepWarm slots stay for the steady flow.
+func TestArenaGivesMemoryBack(t *testing.T) {
+	const n = 200
+	a, err := NewArena(n * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resident(t, a); r != 0 {
+		t.Fatalf("a new arena has %d resident bytes", r)
+	}
+	var held []*Chunk
+	for range n {
+		c := a.Buffer()
+		if c.arena != a {
+			t.Fatal("a free slot was not used")
+		}
+		for i := range c.Buf() { // every page touched, as a read does
+			c.Buf()[i] = 'x'
+		}
+		c.Share(BufferSize)
+		c.WriteDone()
+		held = append(held, c)
+	}
+	if r := resident(t, a); r < n*BufferSize {
+		t.Fatalf("full arena: %d resident bytes, want %d", r, n*BufferSize)
+	}
+	for _, c := range held {
+		c.Release()
+	}
+	if a.Free() != a.Slots() {
+		t.Fatalf("%d of %d slots free after every chunk was released", a.Free(), a.Slots())
+	}
+	if r := resident(t, a); r > keepWarm*BufferSize {
+		t.Fatalf("drained arena: %d resident bytes, want at most %d", r, keepWarm*BufferSize)
+	}
+	// A warm slot is taken first (the last one kept), so a steady flow makes no system
+	// call per buffer.
+	if c := a.Buffer(); c.slot != held[keepWarm-1].slot {
+		t.Fatalf("took slot %d, want the warm slot %d", c.slot, held[keepWarm-1].slot)
+	}
+}
+
+// TestArenaFallsBackToTheHeap: with every slot in use, buffers and slabs come from the heap
+// pool, and the spool copies them (they do not lie in the arena).
+func TestArenaFallsBackToTheHeap(t *testing.T) {
+	a, err := NewArena(2 * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, b2, b3 := a.Buffer(), a.Buffer(), a.Buffer()
+	if b1.arena != a || b2.arena != a || b3.arena != nil {
+		t.Fatalf("arenas %p %p %p, want the first two in %p and the third on the heap", b1.arena, b2.arena, b3.arena, a)
+	}
+	b3.Share(copy(b3.Buf(), "on the heap\n"))
+	if _, _, ok := a.slotOf(b3); ok {
+		t.Fatal("a heap chunk is said to lie in the arena")
+	}
+	s := a.NewSlab()
+	if p := s.Part([]byte("x")); s.c.arena != nil || p.owner() != s.c {
+		t.Fatal("a slab of a full arena is not a heap buffer holding its parts")
+	}
+}
+
+// TestSlabPartsHoldTheSlab: a slab's slot is free only once the copier dropped it and every
+// part (and a splitter's hold on one) is released.
+func TestSlabPartsHoldTheSlab(t *testing.T) {
+	a, err := NewArena(4 * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := a.NewSlab()
+	p1, p2 := s.Part([]byte("one\n")), s.Part([]byte("two"))
+	if slot, off, ok := a.slotOf(p2); !ok || slot != s.c.slot || off != 4 {
+		t.Fatalf("slotOf(second part) = %d, %d, %v; want slot %d offset 4", slot, off, ok, s.c.slot)
+	}
+	p2.hold() // a splitter keeps the line in progress
+	s.Drop()
+	p1.Release()
+	p2.Release()
+	if a.Free() != a.Slots()-1 {
+		t.Fatal("the slab was freed while a held part still needed it")
+	}
+	if string(p2.Data) != "two" {
+		t.Fatalf("held part reads %q", p2.Data)
+	}
+	p2.unref()
+	if a.Free() != a.Slots() {
+		t.Fatal("the slab's slot was not freed after its last part")
+	}
+}
+
+// TestSpoolOfManyArenaChunks: a spool of more arena records than one writev takes
+// (IOV_MAX) is written to a file whole and read back in place, chunk for chunk.
+func TestSpoolOfManyArenaChunks(t *testing.T) {
+	a, err := NewArena(64 * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := MapArenaFile(a.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	items := make(chan Item, n+1)
+	s := a.NewSlab()
+	for i := range n {
+		d := []byte(fmt.Sprintf(`{"n":%d}`+"\n", i))
+		if s.Room() < len(d) {
+			s.Drop()
+			s = a.NewSlab()
+		}
+		items <- Item{Dir: sdk.A2C, At: time.Unix(0, int64(i)), Chunk: s.Part(d)}
+	}
+	items <- Item{Dir: sdk.C2A, At: time.Unix(0, n), Chunk: &Chunk{Data: []byte("on the heap\n")}}
+	close(items)
+	f, err := os.CreateTemp(t.TempDir(), "spool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem, err := WriteSpool(f, SpoolHeader{}, items, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rem[1].Frames != n || rem[0].Frames != 1 {
+		t.Fatalf("remainder %+v, want %d a2c frames and 1 c2a", rem, n)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, next, err := ReadSpool(f, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		it, err := next()
+		if errors.Is(err, io.EOF) {
+			if i != n+1 {
+				t.Fatalf("read %d chunks, want %d", i, n+1)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		want := fmt.Sprintf(`{"n":%d}`+"\n", i)
+		if i == n {
+			want = "on the heap\n"
+		}
+		if string(it.Chunk.Data) != want || it.At.UnixNano() != int64(i) {
+			t.Fatalf("chunk %d: %q at %d, want %q", i, it.Chunk.Data, it.At.UnixNano(), want)
+		}
+	}
+}
