@@ -25,6 +25,11 @@ type WireScan struct {
 	// Revision is the log's last revision entry, if any: the plugins that
 	// mapped the connection when it was recorded.
 	Revision *wire.Revision
+	// MayScrub is false when no line of the log can be one the recorder's
+	// scrubber (ASR-712) would change: no client-to-agent frame names
+	// mcpServers and every line was read (none skipped, no torn tail). A
+	// copy scrubbed line by line is then the same bytes as the file.
+	MayScrub bool
 
 	path    string
 	size    int64
@@ -68,7 +73,10 @@ func ScanWire(path string) (*WireScan, error) {
 		return nil, err
 	}
 	s := &WireScan{path: path, size: fi.Size(), modTime: fi.ModTime()}
-	tr := wire.NewTolerant(r, func(p wire.Problem) { s.events = append(s.events, scanEvent{problem: &p}) })
+	tr := wire.NewTolerant(r, func(p wire.Problem) {
+		s.events = append(s.events, scanEvent{problem: &p})
+		s.MayScrub = s.MayScrub || p.Skipped || p.Torn
+	})
 	defer tr.Close()
 	t := newSessionTracker()
 	nframes := 0
@@ -96,6 +104,9 @@ func ScanWire(path string) (*WireScan, error) {
 			s.gapFr += e.Gap.Frames
 			s.gapBy += e.Gap.Bytes
 		case wire.TypeFrame:
+			// A line that names mcpServers in its bytes names it decoded (no
+			// escape spells a letter of it); the scrubber looks at no other.
+			s.MayScrub = s.MayScrub || e.Dir == sdk.C2A && bytes.Contains(e.Line, mcpServersKey)
 			s.frames++
 			nframes++
 			if nframes <= maxDetectLines+1 && detectorReads(e.Dir, e.Line) {
@@ -109,12 +120,17 @@ func ScanWire(path string) (*WireScan, error) {
 	}
 }
 
+var mcpServersKey = []byte("mcpServers")
+
 // detectorReads says whether revisionDetector.observe could do more with
 // the line than count it.
 func detectorReads(dir sdk.Direction, line []byte) bool {
 	return dir == sdk.C2A && bytes.Contains(line, []byte(`"initialize"`)) ||
 		dir == sdk.A2C && bytes.Contains(line, []byte(`"id"`))
 }
+
+// Size is the file's size when it was scanned.
+func (s *WireScan) Size() int64 { return s.size }
 
 // fits says whether the scan is of the file at path as it is now: the
 // path scanned (or given to ForCopy), of the same size and modification

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/internal/private"
@@ -31,6 +32,16 @@ func importWire(src, dst string) error {
 // importWireChanged is importWire, and says whether a line was changed
 // (scrubbed or cut): the copy is not byte for byte the original.
 func importWireChanged(src, dst string) (changed bool, err error) {
+	return importWireScanned(src, dst, nil)
+}
+
+// importWireScanned is importWireChanged for a log scanned already: when
+// the scan says no line can change (WireScan.MayScrub false), the file is
+// copied whole (copy_file_range on Linux), not line by line.
+func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, err error) {
+	if scan != nil && !scan.MayScrub {
+		return false, copyWire(src, dst, scan)
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return false, fmt.Errorf("import %s: %w", src, err)
@@ -115,4 +126,37 @@ func scrubLine(line []byte) []byte {
 		return cut()
 	}
 	return enc
+}
+
+// copyWire copies src to dst as it is, synced; the copy must be the size
+// the scan saw (else the file changed since, and the caller imports again
+// line by line).
+func copyWire(src, dst string, scan *pipeline.WireScan) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	defer in.Close()
+	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	n, err := io.Copy(out, in)
+	if err == nil && n != scan.Size() {
+		err = fmt.Errorf("the file changed while it was read (%d bytes, %d when scanned)", n, scan.Size())
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	return nil
 }

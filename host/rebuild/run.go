@@ -257,7 +257,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			changed, err := importWireChanged(c.Path, dst)
+			changed, err := importWireScanned(c.Path, dst, c.Scan)
 			if err != nil {
 				return nil, err
 			}
