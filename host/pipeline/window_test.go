@@ -176,9 +176,9 @@ func windowTestLog(t *testing.T, frames int) string {
 type windowRun struct {
 	events []string            // OnReadProblem and OnSession, in order
 	calls  map[string][]string // per plugin: each Map call's frames
-	outs  []string            // the sink's outputs, per plugin in order
-	gaps  []string
-	stats Stats
+	outs   []string            // the sink's outputs, per plugin in order
+	gaps   []string
+	stats  Stats
 }
 
 // rebuildWith maps path as a rebuild with plugins a and b; shared: through
@@ -220,7 +220,9 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 	p := New(Options{
 		Scan:          scan,
 		OnReadProblem: func(pr wire.Problem) { events = append(events, fmt.Sprintf("problem %+v", pr)) },
-		OnSession:     func(pt SessionPoint) { events = append(events, fmt.Sprintf("session %+v %+v %+v", pt.ID, pt.Seq, pt.Resolved)) },
+		OnSession: func(pt SessionPoint) {
+			events = append(events, fmt.Sprintf("session %+v %+v %+v", pt.ID, pt.Seq, pt.Resolved))
+		},
 		WirePath: path, Connection: "c-window", Mode: sdk.ModeRebuild,
 		Revisions: map[string][]string{"acp/2@x": {"a", "b"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: sink, BatchFrames: 16, Sessions: fakeSessions{}, ResolveSessions: true, MaxRestarts: restarts,

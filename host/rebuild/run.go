@@ -272,7 +272,6 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		res.Bytes += c.Size
 	}
 
-
 	prog := newProgress(o.Progress, len(todo), res.Bytes)
 	stale := map[string]int{}
 	for i, c := range todo {
