@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/wire"
 )
 
 // pool keeps the plugin processes of a rebuild for its whole run: a plugin
@@ -104,4 +105,24 @@ func (p *pool) close() {
 		}
 		delete(p.idle, name)
 	}
+}
+
+// peekRevision reads the revision entry near the start of a wire log (the
+// recorder writes it once the initialize exchange decided it), without
+// reading on past the first frames.
+func peekRevision(path string) (string, bool) {
+	r, err := wire.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer r.Close()
+	for range 64 {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		if rev, ok := r.Revision(); ok {
+			return rev.Revision, true
+		}
+	}
+	return "", false
 }

@@ -119,6 +119,19 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		fmt.Fprintf(o.Err, "acptap rebuild: "+format+"\n", args...)
 	}
 
+	var pl *pool
+	if o.Pipeline.Launch != nil {
+		pl = newPool(o.Pipeline.Launch)
+		defer pl.close()
+		o.Pipeline.Launch = pl.Launch
+		if len(req.Files) > 0 {
+			// The plugins of the first log given start while the logs are
+			// planned (by the revision it recorded near its start).
+			if rev, ok := peekRevision(req.Files[0]); ok {
+				pl.prelaunch(ctx, o.Pipeline.Revisions[rev])
+			}
+		}
+	}
 	conns, byID := knownConnections(root, problem)
 	want := map[string]bool{}
 	if req.All {
@@ -234,10 +247,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			os.RemoveAll(staging)
 		}
 	}()
-	if o.Pipeline.Launch != nil {
-		pl := newPool(o.Pipeline.Launch)
-		defer pl.close()
-		o.Pipeline.Launch = pl.Launch
+	if pl != nil {
 		// The first connection's plugins start while the rest of this is
 		// done: by the revision its log recorded, the plugins the
 		// configuration gives that revision (its own detection decides
