@@ -72,6 +72,7 @@ func ScanWire(path string) (*WireScan, error) {
 		r.Close()
 		return nil, err
 	}
+	r.ReuseLines() // every line is looked at once, here
 	s := &WireScan{path: path, size: fi.Size(), modTime: fi.ModTime()}
 	tr := wire.NewTolerant(r, func(p wire.Problem) {
 		s.events = append(s.events, scanEvent{problem: &p})
