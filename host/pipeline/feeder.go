@@ -207,15 +207,16 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 			f.reader = wire.NewTolerant(r, nil)
 		}
 	}
+	// One batch slice for all: submit is done with a batch's entries when it
+	// returns (a pipelined batch's frames are sent by then).
+	batch := make([]wire.Entry, 0, f.p.batchFrames)
 	for f.lastFedSent() < target && !f.dead {
 		if f.reader == nil {
 			// The plugin failed and was restarted (which closed the
 			// reader): catch up again, from the new instance's lastFed.
 			return true
 		}
-		// A new batch each time: a pipelined one is still being sent or
-		// mapped while the next is read.
-		batch := make([]wire.Entry, 0, f.p.batchFrames)
+		batch = batch[:0]
 		sent := f.lastFedSent()
 		seq := sent
 		for seq < target && len(batch) < f.p.batchFrames {
