@@ -27,6 +27,7 @@ import (
 //	ACPTAP_BENCH_START_N  start-ups per start-to-exec run (default 40)
 //	ACPTAP_BIN            a prebuilt acptap binary (default: built from this module)
 //	ACPTAP_BENCH_KEEP=1   keep the runs' stores and logs (the directory is printed)
+//	ACPTAP_BENCH_COALESCE=D  tee.coalesce of the recordings (default: acptap's)
 //	ACPTAP_BENCH_NO_PLUGINS=1  attribution runs: acptap records the wire log but attaches no
 //	                      plugin (a config file that disables acpv2 and aep)
 //	ACPTAP_BENCH_QUEUE_MIB=N  tee.queue_bytes of the recordings, in MiB (default: acptap's)
@@ -102,8 +103,15 @@ func recordEnv(dir string) []string {
 		// attached in every such run).
 		conf += "[revisions]\n\"acp/2@2.0.0-alpha.9\" = []\n[plugins.acpv2]\ndisabled = true\n[plugins.aep]\ndisabled = true\n"
 	}
+	var tee string
 	if mib := envInt("ACPTAP_BENCH_QUEUE_MIB", 0); mib > 0 {
-		conf += fmt.Sprintf("[tee]\nqueue_bytes = %d\n", mib<<20)
+		tee += fmt.Sprintf("queue_bytes = %d\n", mib<<20)
+	}
+	if c := os.Getenv("ACPTAP_BENCH_COALESCE"); c != "" {
+		tee += fmt.Sprintf("coalesce = %q\n", c)
+	}
+	if tee != "" {
+		conf += "[tee]\n" + tee
 	}
 	if conf != "" {
 		cfg := filepath.Join(dir, "config", "acptap")

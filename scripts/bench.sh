@@ -19,10 +19,12 @@
 #   BENCH_EXIT_N    runs of each (cat, acptap) in the exit run  (default 20)
 #   BENCH_EXIT_MIB  MiB of updates the plugins have to map when
 #                   the agent exits, in the exit run          (default 8)
+#   BENCH_EXIT_BIG_MIB  the backlog of the second exit run ("for any backlog")
+#                   (run "exitbig")                           (default 128)
 #   BENCH_REBUILD_MIB  MiB of updates in the wire log rebuilt
 #                   against a Python json.loads pass          (default 64)
 #   BENCH_ONLY      run only the runs whose name matches this regexp: tee, capture,
-#                   e2e, latency, plugin, memory, startup, exit, rebuild, engines, drain
+#                   e2e, latency, plugin, memory, startup, exit, exitbig, rebuild, engines, drain
 #                   (the table shows "-" for the rest)
 #   BENCH_OUT       directory for the raw `go test` output    (default: a new temp dir)
 #   BENCH_TABLE_ONLY=1  print the table of an earlier run's BENCH_OUT without running anything
@@ -80,6 +82,8 @@ run plugin   ./bench/    'BenchmarkPluginFrames$' 1x
 run memory   ./bench/    'BenchmarkRecordMemory$' 1x
 run startup  ./bench/    'BenchmarkRecordStartup$' 1x
 run exit     ./bench/    'BenchmarkRecordExit$' 1x
+ACPTAP_BENCH_EXIT_MIB=${BENCH_EXIT_BIG_MIB:-128} ACPTAP_BENCH_EXIT_N=$(( (${BENCH_EXIT_N:-20} + 1) / 2 )) \
+	run exitbig ./bench/ 'BenchmarkRecordExit$' 1x
 run rebuild  ./bench/    'BenchmarkRebuild$' 3x
 run engines  ./bench/    'BenchmarkEngines$' 1x
 run drain    ./bench/    'BenchmarkCaptureDrain$' 10x
@@ -120,6 +124,8 @@ row "  p50 · p99 cat, same run (ms)" "$(fmt "$(m exit $ex cat-exit-p50-ms)" 1) 
 row "  added over cat, p99 (ms)" "$(fmt "$(m exit $ex added-exit-p99-ms)" 1)" ""
 row "  of which capture writing the queued wire log, p50 · p99 (ms)" "$(fmt "$(m exit $ex wire-after-exit-p50-ms)" 1) · $(fmt "$(m exit $ex wire-after-exit-p99-ms)" 1)" ""
 row "  runs handed to a finisher · runs; mapping done after exit, p50 (ms)" "$(m exit $ex handed-over-runs) · $(m exit $ex runs); $(fmt "$(m exit $ex mapped-after-exit-p50-ms)" 0)" ""
+row "same, backlog $(m exitbig $ex backlog-MiB) MiB, p99 (ms)" "$(fmt "$(m exitbig $ex acptap-exit-p99-ms)" 1)" "≤ 50 ms" "<=" 50
+row "  p50 · p99 acptap, p99 cat, same run (ms)" "$(fmt "$(m exitbig $ex acptap-exit-p50-ms)" 1) · $(fmt "$(m exitbig $ex acptap-exit-p99-ms)" 1) · $(fmt "$(m exitbig $ex cat-exit-p99-ms)" 1)" ""
 row "  exit after the last byte, throughput runs: acptap · cat (s)" "$(fmt "$(m e2e $tp/dir=a2c acptap-exit-s/op)" 3) · $(fmt "$(m e2e $tp/dir=a2c cat-exit-s/op)" 3)" ""
 row "acptap rebuild vs one Python json.loads pass (ratio)" "$(fmt "$(m rebuild BenchmarkRebuild ratio)")" "≥ 1×" ">=" 1
 row "  rebuild · python (s) over $(fmt "$(m rebuild BenchmarkRebuild wire-MB)" 0) MB" "$(fmt "$(m rebuild BenchmarkRebuild rebuild-s)") · $(fmt "$(m rebuild BenchmarkRebuild python-s)")" ""

@@ -30,6 +30,9 @@ func mapArena(size int64) (*os.File, []byte, func(off, n int64) error, error) {
 	return f, mem, punch, nil
 }
 
+// UnmapArena unmaps what MapArenaFile mapped; nothing may use it after.
+func UnmapArena(mem []byte) error { return unix.Munmap(mem) }
+
 // MapArenaFile maps an arena's memory file read-only (the finisher's view of the slots a
 // spool refers to). The mapping lives as long as the process.
 func MapArenaFile(f *os.File) ([]byte, error) {

@@ -142,9 +142,13 @@ func TestSpoolOfManyArenaChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rem, err := WriteSpool(f, SpoolHeader{}, items, a)
+	sp, err := WriteSpool(f, SpoolHeader{}, items, a)
 	if err != nil {
 		t.Fatal(err)
+	}
+	rem := sp.Remainder
+	if want := int64(len("on the heap\n")); sp.Copied != want || sp.InPlace == 0 {
+		t.Fatalf("in place %d, copied %d bytes; want the heap chunk's %d copied, the rest in place", sp.InPlace, sp.Copied, want)
 	}
 	if rem[1].Frames != n || rem[0].Frames != 1 {
 		t.Fatalf("remainder %+v, want %d a2c frames and 1 c2a", rem, n)

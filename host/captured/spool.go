@@ -63,8 +63,9 @@ type Remainder [2]Gap
 // as where it lies and is kept, never released: its slot must hold the bytes until the
 // finisher has read them, and the recording exits after the hand-over. Every other chunk
 // is copied into w and released.
-func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Remainder, error) {
-	var rem Remainder
+func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Spooled, error) {
+	var sp Spooled
+	rem := &sp.Remainder
 	var cnt [2]lineCount
 	for i, l := range h.Lines {
 		cnt[i] = lineCount{counted: l.Open || l.Lost, frames: l.Gap.Frames, bytes: l.Gap.Bytes}
@@ -79,7 +80,7 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Re
 	}
 	hb, err := json.Marshal(head)
 	if err != nil {
-		return rem, err
+		return sp, err
 	}
 	// Records are gathered into batches of buffers written at once (writev on a file):
 	// the chunks' bytes are copied once, by the kernel, into the spool.
@@ -97,7 +98,10 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Re
 		if werr == nil {
 			inArena, werr = writeRecord(bw, it, &cnt, arena)
 		}
-		if !inArena {
+		if n := int64(len(it.Chunk.Data)); inArena {
+			sp.InPlace += n
+		} else {
+			sp.Copied += n
 			held = append(held, it) // its Data is in the batch until flushed
 		}
 		if bw.full() || werr != nil {
@@ -120,9 +124,16 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Re
 		rem[i] = Gap{Frames: cnt[i].frames, Bytes: cnt[i].bytes, Reason: ReasonSpoolLost}
 	}
 	if werr != nil {
-		return rem, fmt.Errorf("write spool: %w", werr)
+		return sp, fmt.Errorf("write spool: %w", werr)
 	}
-	return rem, nil
+	return sp, nil
+}
+
+// Spooled is what WriteSpool wrote: what the spool holds, as gaps (see Remainder), and the
+// bytes of the chunks it names where they lie in the arena and of those it copied.
+type Spooled struct {
+	Remainder       Remainder
+	InPlace, Copied int64
 }
 
 // ReasonSpoolLost is the gap declared for a spool no finisher captured (it was killed, or

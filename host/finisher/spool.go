@@ -112,6 +112,13 @@ func captureSpool(ctx context.Context, o Options, m *Marker, s state, hdr wire.H
 	}
 	close(items)
 	stats, err := p.Wait()
+	if o.Arena != nil {
+		// The spool's bytes are in the wire log now: the queue's memory goes back to the
+		// system before the mapping, which can take long, begins.
+		if uerr := captured.UnmapArena(o.Arena); uerr != nil {
+			log.Debug("queue arena not unmapped", "error", uerr)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("continue capture: %w", err)
 	}

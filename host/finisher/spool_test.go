@@ -128,7 +128,8 @@ func spoolCase(t *testing.T, all []captured.Item, cut int, lost bool) {
 		t.Fatal(err)
 	}
 	defer spool.Close()
-	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, q, nil)
+	sp, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, q, nil)
+	rem := sp.Remainder
 	if err != nil {
 		t.Fatal(err)
 	}

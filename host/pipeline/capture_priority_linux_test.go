@@ -118,22 +118,30 @@ func TestLiveCaptureAndFeedersRunLowered(t *testing.T) {
 	}
 }
 
+// priorityPipeline is a recording's pipeline whose capture reports, through the session
+// store, the nice value it ran at for each frame naming a session; a batch per chunk. It
+// returns the test's own nice value and capture's lowered one.
+func priorityPipeline(t *testing.T) (own, low int, sessions *niceSessions, p *Pipeline) {
+	own = niceOf(t)
+	low = priority.CaptureTarget(own)
+	if low == own {
+		t.Skip("the process runs at the lowest priority already")
+	}
+	sessions = &niceSessions{t: t}
+	p = New(Options{
+		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord, Sessions: sessions,
+		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
+		Sink: &memSink{}, BatchFrames: 1,
+	})
+	return own, low, sessions, p
+}
+
 // TestCaptureRaisedWhileQueueFull: capture runs below the tee while the tee's queue is
 // less than a quarter full, at the normal priority from the batch after one that found it
 // fuller (so a long burst slows the tee instead of overflowing the queue), and below again
 // once the queue is down to a sixteenth. Seen from the session store capture calls.
 func TestCaptureRaisedWhileQueueFull(t *testing.T) {
-	own := niceOf(t)
-	low := priority.CaptureTarget(own)
-	if low == own {
-		t.Skip("the process runs at the lowest priority already")
-	}
-	sessions := &niceSessions{t: t}
-	p := New(Options{
-		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord, Sessions: sessions,
-		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
-		Sink: &memSink{}, BatchFrames: 1, // a batch per chunk
-	})
+	own, low, sessions, p := priorityPipeline(t)
 	items := make(chan captured.Item, 1024) // its items never count: the bytes do
 	if err := p.Start(context.Background(), items); err != nil {
 		t.Fatal(err)
@@ -175,17 +183,7 @@ func TestCaptureRaisedWhileQueueFull(t *testing.T) {
 // fill the items long before the bytes: capture is raised when the items are past a quarter
 // of the queue, whatever the bytes.
 func TestCaptureRaisedWhileItemsFull(t *testing.T) {
-	own := niceOf(t)
-	low := priority.CaptureTarget(own)
-	if low == own {
-		t.Skip("the process runs at the lowest priority already")
-	}
-	sessions := &niceSessions{t: t}
-	p := New(Options{
-		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord, Sessions: sessions,
-		Revisions: map[string][]string{"acp/2@x": {}}, SchemaRevision: "x", DefaultRevision: "acp/2@x", ForceRevision: "acp/2@x",
-		Sink: &memSink{}, BatchFrames: 1,
-	})
+	own, low, sessions, p := priorityPipeline(t)
 	items := make(chan captured.Item, 8)
 	bound := captured.NewBound(1 << 30)
 	for n := 1; n <= 6; n++ { // queued before capture starts: 5 of 8 wait behind the first

@@ -62,7 +62,11 @@ type Options struct {
 	// Coalesce is how long capture keeps gathering after the first item of a
 	// batch before it flushes the wire log and dispatches (0 = off: only what
 	// is ready at once). Only the batching changes, not the frames.
-	Coalesce     time.Duration
+	Coalesce time.Duration
+	// Doorbell is the tee's (tee.Config.Doorbell): capture waits on it instead of on the
+	// queue, so that the tee's send of a chunk does not wake it before the chunk is
+	// forwarded. Nil: capture waits on the queue.
+	Doorbell     <-chan struct{}
 	FeederDepth  int
 	MaxRestarts  int
 	StallTimeout time.Duration
@@ -353,7 +357,7 @@ const maxHeldChunks = 8
 // live feeder will keep).
 func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 	defer close(p.captureDone)
-	c := &captureLoop{p: p, ctx: ctx, items: items, split: captured.NewSplitter(p.opts.MaxLine)}
+	c := &captureLoop{p: p, ctx: ctx, items: items, bell: p.opts.Doorbell, split: captured.NewSplitter(p.opts.MaxLine)}
 	if p.resume != nil {
 		c.split.SetState(*p.resume)
 	}
@@ -408,6 +412,7 @@ type captureLoop struct {
 	p      *Pipeline
 	ctx    context.Context
 	items  <-chan captured.Item
+	bell   <-chan struct{} // Options.Doorbell
 	split  *captured.Splitter
 	batch  []wire.Entry
 	held   []captured.Item // chunks whose bytes the batch may alias
@@ -448,6 +453,37 @@ func (c *captureLoop) take(it captured.Item) {
 	}
 }
 
+// wait returns the next item of the queue, waiting on the doorbell when there is one (see
+// Options.Doorbell), else on the queue. got false: stop was closed, or window (nil: none)
+// fired, first.
+func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got bool) {
+	if c.bell == nil {
+		select {
+		case it, ok = <-c.items:
+			return it, ok, true
+		case <-window:
+		case <-c.p.stop:
+		}
+		return it, false, false
+	}
+	for {
+		select {
+		case it, ok = <-c.items:
+			return it, ok, true
+		default:
+		}
+		// The tee rings after every chunk it queued and after closing the queue, and a
+		// ring that finds one pending is kept: no chunk waits here unnoticed.
+		select {
+		case <-c.bell:
+		case <-window:
+			return it, false, false
+		case <-c.p.stop:
+			return it, false, false
+		}
+	}
+}
+
 // run captures batch by batch until the queue is closed, capture is stopped, or (the
 // batch written and its chunks released) the queue crosses the threshold of the priority
 // run is at (low: below the tee).
@@ -458,11 +494,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		var it captured.Item
 		var ok, got bool
 		if !p.stopped() { // a closed stop wins over queued items
-			select {
-			case <-p.stop:
-			case it, ok = <-items:
-				got = true
-			}
+			it, ok, got = c.wait(nil)
 		}
 		if !got {
 			p.flushBatch(c.batch)
@@ -494,17 +526,14 @@ func (c *captureLoop) run(low bool) loopEnd {
 			if c.window == nil {
 				break more
 			}
-			select {
-			case it, ok = <-items:
-				if !ok {
-					break more
-				}
-				c.take(it)
-			case <-c.window.C:
-				break more
-			case <-p.stop:
+			next, nok, got := c.wait(c.window.C)
+			if !got {
 				break more
 			}
+			if ok = nok; !ok {
+				break more
+			}
+			c.take(next)
 		}
 		if c.window != nil {
 			c.window.Stop()
@@ -580,6 +609,9 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captur
 	if !p.det.done && e.Type == wire.TypeFrame && p.det.observe(e.Dir, e.Line) {
 		p.detAt = e.At
 		p.attach(ctx)
+	}
+	if batch == nil { // the batch is handed to the feeders: a new one each time, sized once
+		batch = make([]wire.Entry, 0, p.batchFrames)
 	}
 	return append(batch, e)
 }

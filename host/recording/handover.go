@@ -92,12 +92,13 @@ func (rec *recorder) handOverEarly() (spawned bool, spooled *finisher.Spool) {
 	if !ok {
 		return true, nil
 	}
-	rem, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, rec.queue, rec.arena)
+	sp, err := captured.WriteSpool(spool, captured.SpoolHeader{Lines: h.Lines}, rec.queue, rec.arena)
 	if err != nil {
 		// The rest of the queue is gone with the error: the remainder is declared.
 		rec.logger.Error("spool incomplete; its frames are declared as a gap", "error", err)
 	}
-	return true, &finisher.Spool{WireBytes: h.WireBytes, Seq: h.Seq, Detect: h.Detect, Remainder: rem}
+	rec.logger.Info("capture spooled", "in_place_bytes", sp.InPlace, "copied_bytes", sp.Copied)
+	return true, &finisher.Spool{WireBytes: h.WireBytes, Seq: h.Seq, Detect: h.Detect, Remainder: sp.Remainder}
 }
 
 func spooledFrames(sp *finisher.Spool) uint64 {

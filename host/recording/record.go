@@ -79,6 +79,7 @@ type Recording struct {
 	queue    chan captured.Item
 	arena    *captured.Arena // the tee's read buffers; handed to the finisher at the exit
 	arenaErr error
+	bell     chan struct{} // the tee's doorbell (tee.Config.Doorbell), capture's to wait on
 
 	teeDone   chan teeResult
 	setupDone chan *recorder
@@ -119,10 +120,11 @@ func (r *Recording) Start(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.queue = make(chan captured.Item, cfg.Tee.QueueFrames)
 	r.arena, r.arenaErr = captured.NewQueueArena(int64(cfg.Tee.QueueBytes))
+	r.bell = make(chan struct{}, 1)
 	agentStarted := make(chan struct{})
 	go func() {
 		code, err := tee.Run(r.ctx, tee.Config{Agent: r.s.Agent, Stdin: r.s.Stdin, Stdout: r.s.Stdout,
-			Stderr: r.s.Stderr, Queue: r.queue, QueueBytes: cfg.Tee.QueueBytes, Arena: r.arena, Signals: true,
+			Stderr: r.s.Stderr, Queue: r.queue, QueueBytes: cfg.Tee.QueueBytes, Arena: r.arena, Doorbell: r.bell, Signals: true,
 			OnStart: func(int) { close(agentStarted) }, Watchdog: r.s.Watchdog})
 		r.teeDone <- teeResult{code, err}
 	}()
@@ -209,6 +211,7 @@ type recorder struct {
 	locks     *store.SessionLocks
 	queue     chan captured.Item // the tee's (closed by the time finish runs)
 	arena     *captured.Arena    // the tee's buffers (nil: the heap pool)
+	bell      <-chan struct{}    // the tee's doorbell
 	standby   standby
 	exiting   atomic.Bool // finish has begun
 }
@@ -231,7 +234,7 @@ func (r *Recording) setUp() *recorder {
 		plugins, err = NewPlugins(cfg, r.s.Self, rec.logger)
 	}
 	if err == nil {
-		rec.queue, rec.arena = r.queue, r.arena
+		rec.queue, rec.arena, rec.bell = r.queue, r.arena, r.bell
 		if r.arenaErr != nil {
 			rec.logger.Debug("the tee's buffers are on the heap; the exit copies the queue", "error", r.arenaErr)
 		}
@@ -284,7 +287,7 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 	plugins.background()
 	po := plugins.Options(rec.s.Agent)
 	po.WirePath, po.Connection, po.Agent, po.Mode = rec.st.WirePath(rec.conn), rec.conn, rec.s.Agent, sdk.ModeRecord
-	po.Sink, po.Sessions, po.Coalesce = rec.sink, rec.sessions(), cfg.Tee.Coalesce
+	po.Sink, po.Sessions, po.Coalesce, po.Doorbell = rec.sink, rec.sessions(), cfg.Tee.Coalesce, rec.bell
 	if rec.marker != nil && !rec.foreground() {
 		po.OnBehind = func() {
 			if !rec.exiting.Load() { // the exit decides for itself

@@ -13,7 +13,6 @@ import (
 // session does not pin a whole read buffer per line; a longer read hands the buffer itself.
 const copyBelow = 8 << 10
 
-
 // capture hands the chunks of one direction to the queue. It runs on the copy path just
 // before the chunk is forwarded and never blocks: when the queue is full (in items or in
 // bytes) the chunk is dropped, and its bytes and LFs are counted as Lost on the next chunk
@@ -34,6 +33,8 @@ type capture struct {
 	endSent bool          // the receiver was told (an EOF chunk, or nothing was open)
 
 	arena *captured.Arena // where read buffers and slabs come from (nil: the heap pool)
+	bell  chan<- struct{} // Config.Doorbell
+	rung  bool            // a chunk was queued since the doorbell last rang
 	slab  *captured.Slab  // the slab short reads are copied into now
 }
 
@@ -69,7 +70,7 @@ func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 	it.Charge(c.bound, size)
 	select {
 	case c.q <- captured.Item{Dir: c.dir, At: at, Chunk: it}:
-		c.lost = captured.Lost{}
+		c.lost, c.rung = captured.Lost{}, true
 		return it == ch
 	default:
 		if it == ch {
@@ -80,6 +81,15 @@ func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 		}
 		c.drop(data, endLF)
 		return false
+	}
+}
+
+// ringAfterWrite rings the doorbell for what feed queued, once its write returned. The
+// caller holds mu.
+func (c *capture) ringAfterWrite() {
+	if c.rung {
+		c.rung = false
+		ring(c.bell)
 	}
 }
 
@@ -128,6 +138,7 @@ func (c *capture) trySendEnd(at time.Time) {
 	select {
 	case c.q <- captured.Item{Dir: c.dir, At: at, Chunk: &captured.Chunk{Lost: c.lost, EOF: true}}:
 		c.lost, c.endSent = captured.Lost{}, true
+		ring(c.bell) // nothing is forwarded after an end
 	default:
 	}
 }
@@ -166,6 +177,7 @@ func (c *capture) finish(done <-chan struct{}) *captured.Lost {
 	select {
 	case c.q <- captured.Item{Dir: c.dir, At: now, Chunk: &captured.Chunk{Lost: l, EOF: true}}:
 		c.lost, c.endSent = captured.Lost{}, true
+		ring(c.bell)
 		return nil
 	case <-done:
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,19 +427,56 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 // TestRunCausalOrder: lines go to an echo agent one at a time; in the capture queue every
 // editor line comes before its echo (it is queued before it is forwarded), although the two
 // directions are copied by different goroutines.
+//
+// With a doorbell (Config.Doorbell), a receiver that waits only on the bell gets every
+// chunk while the tee runs (each line's chunks are seen before the next line is sent), and
+// the queue's close.
 func TestRunCausalOrder(t *testing.T) {
+	t.Run("queue", func(t *testing.T) { testCausalOrder(t, false) })
+	t.Run("doorbell", func(t *testing.T) { testCausalOrder(t, true) })
+}
+
+func testCausalOrder(t *testing.T, doorbell bool) {
 	const n = 300
 	editorIn, toTee := pipe(t)
 	fromTee, editorOut := pipe(t)
 	q := make(chan captured.Item, 4096)
 	var order []string
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		splitEach(q, 0, func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) })
-	}()
+	add := func(it captured.Item) { order = append(order, it.Dir.String()+" "+string(it.Line)) }
+	var bell chan struct{}
+	var received atomic.Int64
+	if doorbell {
+		bell = make(chan struct{}, 1)
+		go func() {
+			defer close(done)
+			ch := make(chan captured.Item) // what the bell let through, for splitEach
+			go func() {
+				defer close(ch)
+				for {
+					select {
+					case it, ok := <-q:
+						if !ok {
+							return
+						}
+						received.Add(1)
+						ch <- it
+						continue
+					default:
+					}
+					<-bell
+				}
+			}()
+			splitEach(ch, 0, add)
+		}()
+	} else {
+		go func() {
+			defer close(done)
+			splitEach(q, 0, add)
+		}()
+	}
 	argv, env := helperAgent("echo")
-	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: os.Stderr, Queue: q})
+	wait := runAsync(Config{Agent: argv, Env: env, Stdin: editorIn, Stdout: editorOut, Stderr: os.Stderr, Queue: q, Doorbell: bell})
 	r := bufio.NewReader(fromTee)
 	for i := range n {
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"x"}`+"\n", i)
@@ -457,6 +495,14 @@ func TestRunCausalOrder(t *testing.T) {
 		toTee.WriteString(line)
 		if s := readLine(t, r); s != line {
 			t.Fatalf("echo %q", s)
+		}
+		if doorbell { // the line and its echo reach the receiver before the next line
+			for deadline := time.Now().Add(30 * time.Second); received.Load() < int64(3*i/2+2); {
+				if time.Now().After(deadline) {
+					t.Fatalf("line %d: the receiver got %d chunks: a ring was missed", i, received.Load())
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
 		}
 	}
 	toTee.Close()

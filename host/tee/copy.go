@@ -36,6 +36,7 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			handed := c.feed(ch, n, at)
 			_, werr := dst.Write(ch.Buf()[:n])
 			c.settle()
+			c.ringAfterWrite()
 			c.mu.Unlock()
 			if handed {
 				ch.WriteDone()

@@ -27,8 +27,10 @@ func isExitError(err error) bool {
 }
 
 // drainAfterExit waits for the agent → editor copy to reach EOF. A descendant of the agent may
-// still hold the agent's stdout open; after timeout the pending read is interrupted (the pipe
-// is pollable) so that acptap can exit like the agent did.
+// still hold the agent's stdout open; after timeout the pending read is abandoned, so that
+// acptap can exit like the agent did: interrupted where the pipe is pollable, otherwise (the
+// tee reads it blocking, readBlockingPipe) left to end with the process. The copier holds no
+// lock while it waits in a read, so capture can be finished meanwhile.
 func drainAfterExit(outDone <-chan struct{}, agentOut *os.File, timeout time.Duration, log hclog.Logger) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -39,13 +41,25 @@ func drainAfterExit(outDone <-chan struct{}, agentOut *os.File, timeout time.Dur
 	}
 	log.Warn("agent exited but its stdout is still open (held by a descendant?); stop reading it",
 		"after", timeout)
-	_ = agentOut.SetReadDeadline(time.Now())
-	<-outDone
+	if agentOut.SetReadDeadline(time.Now()) == nil {
+		<-outDone
+	}
 }
 
-func closeQueue(q chan<- captured.Item) {
+func closeQueue(q chan<- captured.Item, bell chan<- struct{}) {
 	if q != nil {
 		close(q)
+		ring(bell)
+	}
+}
+
+// ring rings a doorbell (Config.Doorbell): a pending ring is enough.
+func ring(bell chan<- struct{}) {
+	if bell != nil {
+		select {
+		case bell <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -32,15 +32,21 @@ var finalGapWait = 5 * time.Second
 
 // Config says what to run and where the bytes go. Zero stdio fields mean this process's own.
 type Config struct {
-	Agent   []string             // argv of the agent
-	Env     []string             // nil = inherit
-	Dir     string               // "" = current directory
-	Stdin   io.Reader            // editor → (nil = os.Stdin)
-	Stdout  io.Writer            // → editor (nil = os.Stdout)
-	Stderr  io.Writer            // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
-	Queue   chan<- captured.Item // bounded, never blocked on; closed by Run; nil = no capture (items: see captured.Item)
-	Signals bool                 // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
-	OnStart func(pid int)        // called right after the agent started
+	Agent  []string             // argv of the agent
+	Env    []string             // nil = inherit
+	Dir    string               // "" = current directory
+	Stdin  io.Reader            // editor → (nil = os.Stdin)
+	Stdout io.Writer            // → editor (nil = os.Stdout)
+	Stderr io.Writer            // agent stderr goes straight here; an *os.File is inherited (nil = os.Stderr)
+	Queue  chan<- captured.Item // bounded, never blocked on; closed by Run; nil = no capture (items: see captured.Item)
+	// Doorbell, when set, is rung (a send that never blocks) after each chunk queued on
+	// Queue has been forwarded, and after Queue is closed. A receiver that waits on it
+	// rather than on Queue is woken after the write, not by the send before it: waking a
+	// parked goroutine costs the copier some 10 µs per line otherwise. Its capacity must
+	// be at least 1.
+	Doorbell chan<- struct{}
+	Signals  bool          // forward SIGINT, SIGTERM, SIGHUP received by this process to the agent
+	OnStart  func(pid int) // called right after the agent started
 	// Watchdog makes the command of the watchdog process that kills the
 	// agent's process group pgid if acptap dies without ending it (Linux;
 	// see procgroup_linux.go and Watchdog). Nil: no watchdog.
@@ -63,12 +69,12 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	cfg = withDefaults(cfg)
 	log := cfg.Logger
 	if len(cfg.Agent) == 0 {
-		closeQueue(cfg.Queue)
+		closeQueue(cfg.Queue, cfg.Doorbell)
 		return ExitCannotStart, errors.New("acptap: no agent command given")
 	}
 	ag, err := start(ctx, cfg)
 	if err != nil {
-		closeQueue(cfg.Queue)
+		closeQueue(cfg.Queue, cfg.Doorbell)
 		return ExitCannotStart, err
 	}
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
@@ -77,6 +83,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	bound := captured.NewBound(int64(cfg.QueueBytes))
 	c2a := newCapture(sdk.C2A, cfg.Queue, bound, cfg.Arena)
 	a2c := newCapture(sdk.A2C, cfg.Queue, bound, cfg.Arena)
+	c2a.bell, a2c.bell = cfg.Doorbell, cfg.Doorbell
 	// The agent's stdin gone (a failed write, or closed by the agent) closes
 	// the editor's: its next write fails, as it would without acptap.
 	editorIn := closeEditorIn(cfg.Stdin)
@@ -124,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		}
 	}
 	cancel()
-	closeQueue(cfg.Queue)
+	closeQueue(cfg.Queue, cfg.Doorbell)
 
 	ps := cmd.ProcessState
 	if ps == nil {
@@ -181,7 +188,7 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := readBlockingPipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()

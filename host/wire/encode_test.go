@@ -89,3 +89,103 @@ func BenchmarkAppendString(b *testing.B) {
 		})
 	}
 }
+
+// appendJSONStringByByte is the escaper before plainMask, byte by byte: the oracle of
+// FuzzAppendStringSameAsByByte and the baseline of BenchmarkEscapeLine.
+func appendJSONStringByByte(dst, s []byte, check bool) (_ []byte, ok bool) {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && class[s[j]] == 0 {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if j == len(s) {
+			break
+		}
+		c := s[j]
+		switch class[c] {
+		case 2:
+			if !check {
+				dst = append(dst, c)
+				i = j + 1
+				continue
+			}
+			r, n := utf8.DecodeRune(s[j:])
+			if r == utf8.RuneError && n == 1 {
+				return dst, false
+			}
+			dst = append(dst, s[j:j+n]...)
+			i = j + n
+			continue
+		case 1:
+			e := c
+			switch c {
+			case '\n':
+				e = 'n'
+			case '\r':
+				e = 'r'
+			case '\t':
+				e = 't'
+			}
+			dst = append(dst, '\\', e)
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i = j + 1
+	}
+	return append(dst, '"'), true
+}
+
+// FuzzAppendStringSameAsByByte: the word-at-a-time escaper gives the same bytes and the
+// same verdict on UTF-8 as the byte-by-byte one, for any input, wherever the special bytes
+// fall in a word and whatever room dst has.
+func FuzzAppendStringSameAsByByte(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length", `{"a":"b\\c"}`, "\x00\x1f\x20\x7f\x80\xff",
+		"ünïcødé ✓ 😀", "abcdefg\"", "abcdefgh\\", "\xc3", "abcdefgh\xe2\x9c", " !#$%&'()*+,-./0123456789:;<=>?@[]^_`{|}~",
+		strings.Repeat("\x01", 40), strings.Repeat(`"`, 33)} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, room uint8) {
+		for _, check := range []bool{false, true} {
+			if !check && !utf8.Valid(b) {
+				continue
+			}
+			dst := make([]byte, 1, 1+int(room))
+			got, gok := appendJSONString(dst, b, check)
+			want, wok := appendJSONStringByByte([]byte{0}, b, check)
+			if gok != wok || string(got) != string(want) {
+				t.Fatalf("check=%v %q: got %q %v, want %q %v", check, b, got, gok, want, wok)
+			}
+			if check && gok != utf8.Valid(b) {
+				t.Fatalf("%q: ok %v, utf8.Valid %v", b, gok, !gok)
+			}
+		}
+	})
+}
+
+// BenchmarkEscapeLine escapes recorded-shape ACP lines as capture does (checking UTF-8),
+// against the byte-by-byte escaper in the same run: a message chunk (mostly structure), a
+// tool result holding code (text with newlines and quotes), a long prose chunk.
+func BenchmarkEscapeLine(b *testing.B) {
+	lines := map[string][]byte{
+		"chunk": []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a9c1e5b2d4f60","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg-000000000","content":{"type":"text","text":"and never a entries batch func ` + "`store.go`" + ` disk (w per entries naïve frames entries dispatch."}}}}`),
+		"code":  []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a9c1e5b2d4f60","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_0001","status":"completed","content":[{"type":"content","content":{"type":"text","text":"` + strings.Repeat(`package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello, world\")\n}\n`, 20) + `"}}]}}}`),
+		"prose": []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("The plugin maps each frame in one pass, and the host writes what it returns to the store. ", 30) + `"}}}}`),
+	}
+	for _, name := range []string{"chunk", "code", "prose"} {
+		l := lines[name]
+		for _, impl := range []struct {
+			name string
+			f    func(dst, s []byte, check bool) ([]byte, bool)
+		}{{"word", appendJSONString}, {"byte-by-byte-baseline", appendJSONStringByByte}} {
+			b.Run(name+"/"+impl.name, func(b *testing.B) {
+				var buf []byte
+				b.SetBytes(int64(len(l)))
+				for b.Loop() {
+					buf, _ = impl.f(buf[:0], l, true)
+				}
+			})
+		}
+	}
+}

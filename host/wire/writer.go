@@ -122,6 +122,9 @@ func (w *Writer) Append(e Entry) (uint64, error) {
 	return e.Seq, nil
 }
 
+// entryOverhead is room enough for a frame entry's fields beside its line.
+const entryOverhead = 160
+
 // AppendEntry is Append returning the entry as written: its seq, and its
 // line as scrubbed, so a caller that maps what it captured maps exactly
 // what the wire log holds without scrubbing a second time.
@@ -143,6 +146,15 @@ func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 	var err error
 	if e.Type == TypeFrame && len(e.Line) > streamAbove {
 		buf, err = writeBigFrame(w.bw, w.buf, &e)
+	} else if w.bw.Available() >= len(e.Line)+len(e.Line)/4+entryOverhead {
+		// Encoded straight into the writer's buffer, which Write then takes without a
+		// copy (an entry that outgrew the room is copied, as below).
+		var b []byte
+		if b, err = appendEntry(w.bw.AvailableBuffer(), &e); err != nil {
+			return e, fmt.Errorf("append: %w", err)
+		}
+		_, err = w.bw.Write(b)
+		buf = w.buf
 	} else {
 		buf, err = appendEntry(w.buf[:0], &e)
 		if err != nil {
