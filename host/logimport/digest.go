@@ -29,6 +29,7 @@ func framesDigest(path string, format Format, maxLine int) (string, error) {
 	}
 	h := sha256.New()
 	s := NewScanner(r, format, maxLine)
+	s.Borrow = true // each frame is hashed before the next is read
 	for {
 		fr, err := s.Next()
 		if errors.Is(err, io.EOF) {

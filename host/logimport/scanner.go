@@ -94,6 +94,13 @@ type Scanner struct {
 	format Format
 	dirs   *directions
 	queue  []Frame
+	// queueBuf is the queue's array from its start, reused once the
+	// queue is empty.
+	queueBuf []Frame
+	// Borrow, when set, lets a frame of a JSON-RPC line alias the line
+	// reader's buffer instead of a copy: it is valid until the next call
+	// of Next (framesDigest, which hashes each frame at once).
+	Borrow bool
 	// OnSkip, when set, is told of every skipped line.
 	OnSkip func(Skip)
 
@@ -143,7 +150,11 @@ func (s *Scanner) Next() (Frame, error) {
 	for {
 		if len(s.queue) > 0 {
 			f := s.queue[0]
+			s.queue[0] = Frame{}
 			s.queue = s.queue[1:]
+			if len(s.queue) == 0 {
+				s.queue = s.queueBuf[:0] // the next line's frames reuse the queue
+			}
 			if f.Item.Gap == nil {
 				s.frames++
 				s.observeInit(f.Item.Dir, f.Item.Line)
@@ -222,7 +233,10 @@ var timeKeys = [4]string{"at", "time", "timestamp", "ts"}
 
 // decode parses line into p. ok is false for a line that is not JSON.
 func decode(line []byte, p *probe) (ok bool) {
-	if !json.Valid(line) {
+	// jsonscan.Compact is one pass without allocating, and true only for
+	// JSON encoding/json accepts: a line with spaces, or not JSON, is
+	// checked by json.Valid.
+	if !jsonscan.Compact(line) && !json.Valid(line) {
 		return false
 	}
 	p.line = line
@@ -414,6 +428,7 @@ func (s *Scanner) push(no int, dir sdk.Direction, line []byte, at time.Time, kin
 		at = SyntheticTime(no)
 	}
 	s.queue = append(s.queue, Frame{Item: captured.Item{Dir: dir, At: at, Line: line}, Input: no, Time: kind})
+	s.queueBuf = s.queue[:0]
 }
 
 // wireLine converts one entry of an acptap wire log: frames and gaps are
@@ -544,7 +559,10 @@ func (s *Scanner) frameLine(no int, line []byte, p *probe) {
 	if !ok {
 		kind = TimeSynthetic
 	}
-	s.push(no, dir, bytes.Clone(line), at, kind)
+	if !s.Borrow {
+		line = bytes.Clone(line)
+	}
+	s.push(no, dir, line, at, kind)
 }
 
 // updateLine wraps bare session/update params as the agent's notification.

@@ -36,6 +36,11 @@ var _ sdk.Mapper = mapper{}
 // New returns the ACP v1 → ASR mapper.
 func New() sdk.Mapper { return mapper{} }
 
+// Warm compiles the ACP v1 schema each v1 line is checked against (once
+// per process; acpv2's Warm), so that a plugin process does it while the
+// host connects, not on the first frame.
+func (mapper) Warm() { _, _ = acpschema.NewChecker(acpschema.V1Unstable) }
+
 // Info describes the plugin.
 func (mapper) Info(context.Context) (sdk.Info, error) {
 	return sdk.Info{

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/acpschema"
 	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
 	"github.com/google/go-cmp/cmp"
@@ -252,4 +254,18 @@ func pluginMayImport(imp string) bool {
 		}
 	}
 	return false
+}
+
+// TestWarmCompilesTheCheckedSchema: the plugin process warms what the
+// first frame needs (host/cli servePlugin calls Warm): the schema its
+// engine checks v1 lines against.
+func TestWarmCompilesTheCheckedSchema(t *testing.T) {
+	w, ok := New().(interface{ Warm() })
+	if !ok {
+		t.Fatal("the acpv1 mapper has no Warm")
+	}
+	w.Warm()
+	if got := options(acpasr.Config{}, sdk.ModeConvert).Schema; got != acpschema.V1Unstable {
+		t.Errorf("the engine checks against schema %v; Warm compiles %v", got, acpschema.V1Unstable)
+	}
 }

@@ -34,8 +34,13 @@ type translator struct {
 	// after them).
 	prior map[string]int
 	cur   *sdk.Frame
+	wire  sdk.Frame // the frame Map is translating
 	out   []sdk.Output
 	done  bool
+	// fast is the fast path's scratch (fast.go); slowOnly turns it off
+	// (the tests that compare the two paths).
+	fast     fastPath
+	slowOnly bool
 }
 
 // pendingKey joins a response to its request: the request's seq (the
@@ -78,22 +83,30 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 	}
 	var outs []sdk.Output
 	for i := range frames {
-		f := frames[i]
+		// The frame being translated is the translator's (t.wire), not a
+		// copy on the heap per frame: nothing keeps it past this iteration.
+		t.wire = frames[i]
+		f := &t.wire
 		if !f.At.IsZero() && f.At.Before(syntheticBefore) {
 			f.At = time.Time{}
 		}
-		t.cur = &f
-		list := t.safely(func() []acpasr.Translated { return t.frame(&f) })
+		t.cur = f
+		list := t.safely(func() []acpasr.Translated {
+			if list, ok := t.fastFrame(f); ok {
+				return list
+			}
+			return t.frame(f)
+		})
 		outs = append(outs, t.take()...)
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
-		eo, err := t.eng.MapChecked(ctx, f, list)
+		eo, err := t.eng.MapChecked(ctx, *f, list)
 		if err != nil {
 			return outs, err
 		}
 		outs = append(outs, eo...)
 	}
-	t.cur = nil
+	t.cur, t.wire = nil, sdk.Frame{}
 	return outs, nil
 }
 

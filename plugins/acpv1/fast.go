@@ -1,0 +1,523 @@
+package acpv1
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/acptap/acptap/internal/jsonscan"
+	"github.com/acptap/acptap/plugins/internal/acpasr"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/asr"
+)
+
+// The fast path translates the frames most of an ACP v1 log is made of —
+// session/update notifications whose update is a message chunk, a tool
+// call or a tool call update — from one parse of the frame
+// (internal/jsonscan's Tape), without splitting objects into maps, and
+// writes the rewritten frame in one buffer. It gives the same frames,
+// hints, diagnostics and state as the general path (translate.go), which
+// stays the definition: anything the fast path does not recognise as
+// regular (a member name the tape refuses — escaped or duplicate —, a key
+// that is not plain ASCII, a member of an unexpected type, anything that
+// would be diagnosed) is left to it, before any state has changed.
+// TestFastPathMatchesGeneral and FuzzFastPath compare the two.
+
+// fastPath is the translator's scratch for the fast path.
+type fastPath struct {
+	tp  jsonscan.Tape
+	ms  []member // the members of the object being written
+	buf []byte   // the inner levels of a rewritten frame
+}
+
+// Bounds of the scratch kept from one frame to the next: a larger buffer,
+// grown by one large frame, is dropped after it.
+const (
+	maxKeptBuf     = 1 << 20
+	maxKeptMembers = 1 << 10
+)
+
+// release drops the frame the tape refers to and any scratch one large
+// frame grew.
+func (fp *fastPath) release() {
+	fp.tp.Release()
+	if cap(fp.buf) > maxKeptBuf {
+		fp.buf = nil
+	}
+	if cap(fp.ms) > maxKeptMembers {
+		fp.ms = nil
+	}
+	clear(fp.ms[:cap(fp.ms)]) // no member keeps a frame's bytes
+}
+
+// member is one member of an object written sorted by key.
+type member struct {
+	k, v []byte
+}
+
+// fastFrame translates f when it is one of the frames the fast path
+// knows; ok is false (and nothing has changed) otherwise.
+func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool) {
+	if t.slowOnly || f.Kind != sdk.KindLine || !utf8.Valid(f.Data) {
+		return nil, false
+	}
+	fp := &t.fast
+	tp := &fp.tp
+	defer fp.release()
+	if !tp.Parse(f.Data) {
+		return nil, false
+	}
+	root := tp.Root()
+	if root.C < 0 || tp.B[root.V0] != '{' {
+		return nil, false
+	}
+	var id, method, params, result, errv jsonscan.Ent
+	var hasID, hasMethod, hasParams, hasResult, hasErr bool
+	for _, e := range tp.Entries(root) {
+		switch string(tp.Key(e)) {
+		case "id":
+			id, hasID = e, true
+		case "method":
+			method, hasMethod = e, true
+		case "params":
+			params, hasParams = e, true
+		case "result":
+			result, hasResult = e, true
+		case "error":
+			errv, hasErr = e, true
+		}
+	}
+	if !hasMethod {
+		return t.fastReply(f, id, hasID, result, hasResult, hasErr && tp.B[errv.V0] == '{')
+	}
+	name, ok := fastStr(tp.Bytes(method))
+	if !ok || !hasParams || !isObject(tp, params) {
+		return nil, false
+	}
+	switch name {
+	case "session/update":
+		if hasID || f.Dir != sdk.A2C {
+			return nil, false
+		}
+	case "session/request_permission":
+		return t.fastPermission(f, root, params)
+	case "session/prompt":
+		return t.fastPrompt(f, id, hasID, params)
+	default:
+		return nil, false
+	}
+	sidEnt, ok := tp.Member(params, "sessionId")
+	if !ok {
+		return nil, false
+	}
+	sid, ok := fastStr(tp.Bytes(sidEnt))
+	if !ok || sid == "" {
+		return nil, false
+	}
+	upd, ok := tp.Member(params, "update")
+	if !ok || !isObject(tp, upd) {
+		return nil, false
+	}
+	kindEnt, ok := tp.Member(upd, "sessionUpdate")
+	if !ok {
+		return nil, false
+	}
+	kind, ok := fastStr(tp.Bytes(kindEnt))
+	if !ok {
+		return nil, false
+	}
+	switch kind {
+	case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk":
+		return t.fastChunk(f, sid, kind, root, params, upd)
+	case "tool_call", "tool_call_update":
+		return t.fastTool(f, sid, kind, root, params, upd)
+	case "plan":
+		return t.fastPlan(f, sid, root, params, upd)
+	case "current_mode_update":
+		mode, isMode := "", false
+		if e, ok := tp.Member(upd, "currentModeId"); ok && isString(tp.Bytes(e)) {
+			if mode, isMode = fastStr(tp.Bytes(e)); !isMode {
+				return nil, false
+			}
+		}
+		s := t.session(sid)
+		s.updates = true
+		if isMode {
+			s.mode = mode
+		}
+		return []acpasr.Translated{{Frame: *f}}, true
+	}
+	// Kinds ACP v2 has with the same shape go to the engine as they are.
+	t.session(sid).updates = true
+	return []acpasr.Translated{{Frame: *f}}, true
+}
+
+// fastPlan is update's plan on the tape: plan_update of the session's one
+// plan, entries as they are when they are compact (marshal writes compact
+// JSON).
+func (t *translator) fastPlan(f *sdk.Frame, sid string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
+	fp := &t.fast
+	tp := &fp.tp
+	entries, ok := tp.Member(upd, "entries")
+	if !ok || tp.B[entries.V0] != '[' || !jsonscan.Compact(tp.Bytes(entries)) || !fp.plainKeys(root, params) {
+		return nil, false
+	}
+	plan := appendSorted(nil, []member{{[]byte("type"), rawString("items")}, {[]byte("planId"), rawString(planID)}, {[]byte("entries"), tp.Bytes(entries)}})
+	nu := []member{{[]byte("sessionUpdate"), rawString("plan_update")}, {[]byte("plan"), plan}}
+	if meta, ok := tp.Member(upd, "_meta"); ok {
+		nu = append(nu, member{[]byte("_meta"), tp.Bytes(meta)})
+	}
+	u := appendSorted(nil, nu)
+	s := t.session(sid)
+	s.updates = true
+	out := *f
+	out.Data = fp.rewriteParams(root, params, member{[]byte("update"), u})
+	return []acpasr.Translated{{Frame: out}}, true
+}
+
+// fastReply is reply on the tape for a response the translator has
+// nothing to do with (one to a request it did not remember: a permission,
+// a session/new), which goes to the engine as it is, and for the response
+// that ends a prompt's turn.
+func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result jsonscan.Ent, hasResult, isErr bool) ([]acpasr.Translated, bool) {
+	if !hasID || (!isErr && !hasResult) || f.ReplyToMethod == "initialize" {
+		return nil, false
+	}
+	tp := &t.fast.tp
+	raw := tp.Bytes(id)
+	if !jsonscan.Compact(raw) {
+		return nil, false // compactID would write it otherwise
+	}
+	k := pendingKey{f.ReplyTo, string(raw)}
+	p, ok := t.pending[k]
+	if !ok || f.ReplyTo == 0 {
+		return []acpasr.Translated{{Frame: *f}}, true
+	}
+	if p.method != "session/prompt" || isErr || !plain(p.session) {
+		return nil, false
+	}
+	// promptAnswer for a result: the turn ends idle, with its stopReason.
+	var stop []byte
+	if isObject(tp, result) {
+		if e, ok := tp.Member(result, "stopReason"); ok && isString(tp.Bytes(e)) {
+			stop = tp.Bytes(e)
+		}
+	}
+	delete(t.pending, k)
+	s := t.session(p.session)
+	if s.prompt == p {
+		s.prompt = nil
+	}
+	s.turnEnds()
+	state := []member{{[]byte("sessionUpdate"), rawString("state_update")}, {[]byte("state"), rawString("idle")}}
+	if stop != nil {
+		state = append(state, member{[]byte("stopReason"), stop})
+	}
+	u := appendSorted(nil, state)
+	data := make([]byte, 0, len(u)+len(p.session)+80)
+	data = append(data, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`...)
+	data = append(data, p.session...)
+	data = append(data, `","update":`...)
+	data = append(append(data, u...), "}}"...)
+	return []acpasr.Translated{{Frame: sdk.Frame{Kind: sdk.KindLine, Seq: f.Seq, Dir: sdk.A2C, At: f.At, Data: data}}}, true
+}
+
+// fastPrompt is call's session/prompt on the tape: the prompt, and v2's
+// response taking it, with the prompt's derived message id.
+func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, params jsonscan.Ent) ([]acpasr.Translated, bool) {
+	tp := &t.fast.tp
+	if !hasID || f.Dir != sdk.C2A {
+		return nil, false
+	}
+	rawID := tp.Bytes(id)
+	if !jsonscan.Compact(rawID) {
+		return nil, false
+	}
+	e, ok := tp.Member(params, "sessionId")
+	if !ok {
+		return nil, false
+	}
+	sid, ok := fastStr(tp.Bytes(e))
+	if !ok || sid == "" {
+		return nil, false
+	}
+	s := t.session(sid)
+	p := &pending{session: sid, prompt: s.promptStarts()}
+	s.prompt = p
+	mid := bytes.Clone(rawID)
+	p.method, p.seq, p.at, p.id = "session/prompt", f.Seq, f.At, mid
+	t.pending[pendingKey{f.Seq, string(mid)}] = p
+	msgID := rawString(p.prompt.id)
+	resp := make([]byte, 0, len(mid)+len(msgID)+48)
+	resp = append(resp, `{"id":`...)
+	resp = append(resp, mid...)
+	resp = append(resp, `,"jsonrpc":"2.0","result":{"messageId":`...)
+	resp = append(append(resp, msgID...), "}}"...)
+	taken := *f
+	taken.Dir, taken.Data, taken.ReplyTo, taken.ReplyToMethod = sdk.A2C, resp, f.Seq, "session/prompt"
+	return []acpasr.Translated{{Frame: *f}, t.withMessageHint(s, taken, p.prompt)}, true
+}
+
+// fastPermission is call's session/request_permission on the tape: the
+// tool call moves from params.toolCall to v2's subject.
+func (t *translator) fastPermission(f *sdk.Frame, root, params jsonscan.Ent) ([]acpasr.Translated, bool) {
+	fp := &t.fast
+	tc, ok := fp.tp.Member(params, "toolCall")
+	if !ok || f.Dir != sdk.A2C || !fp.plainKeys(root, params) {
+		return nil, false
+	}
+	subject := appendSorted(nil, []member{{[]byte("type"), rawString("tool_call")}, {[]byte("toolCall"), fp.tp.Bytes(tc)}})
+	out := *f
+	out.Data = fp.rewriteParams(root, params, member{[]byte("toolCall"), nil}, member{[]byte("subject"), subject})
+	return []acpasr.Translated{{Frame: out}}, true
+}
+
+// fastChunk is messageChunk on the tape.
+func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
+	tp := &t.fast.tp
+	content, ok := tp.Member(upd, "content")
+	if !ok || !isObject(tp, content) {
+		return nil, false // malformed: the general path says so
+	}
+	if kind != "agent_thought_chunk" && acpasr.ContentBlockProblem(tp.Bytes(content)) != "" {
+		return nil, false
+	}
+	native := ""
+	if e, ok := tp.Member(upd, "messageId"); ok {
+		if isString(tp.Bytes(e)) {
+			if native, ok = fastStr(tp.Bytes(e)); !ok {
+				return nil, false
+			}
+		}
+	}
+	if !t.fast.plainKeys(root, params, upd) {
+		return nil, false
+	}
+	// From here on the frame is translated: the state changes as in
+	// update and messageChunk.
+	s := t.session(sid)
+	s.updates = true
+	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasPrompt(s.id, id) })
+	if native == msg.id {
+		return []acpasr.Translated{t.withMessageHint(s, *f, msg)}, true
+	}
+	data := t.fast.rewrite(root, params, upd, member{[]byte("messageId"), rawString(msg.id)})
+	out := *f
+	out.Data = data
+	return []acpasr.Translated{t.withMessageHint(s, out, msg)}, true
+}
+
+// fastTool is toolCall on the tape.
+func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
+	fp := &t.fast
+	tp := &fp.tp
+	id, ok := tp.Member(upd, "toolCallId")
+	if !ok || !isString(tp.Bytes(id)) {
+		return nil, false
+	}
+	if _, ok := fastStr(tp.Bytes(id)); !ok {
+		return nil, false
+	}
+	changed := kind == "tool_call"
+	var content []byte
+	if c, ok := tp.Member(upd, "content"); ok && tp.B[c.V0] == '[' {
+		diffs := false
+		var items []byte
+		for i, it := range tp.Entries(c) {
+			d, isDiff, ok := fp.v1Diff(it)
+			if !ok {
+				return nil, false
+			}
+			if isDiff && !diffs {
+				diffs = true
+				items = append(make([]byte, 0, int(c.V1-c.V0)+256), '[')
+				for j, prev := range tp.Entries(c)[:i] {
+					if j > 0 {
+						items = append(items, ',')
+					}
+					items = append(items, tp.Bytes(prev)...)
+				}
+			}
+			if diffs {
+				if i > 0 {
+					items = append(items, ',')
+				}
+				if isDiff {
+					items = append(items, d...)
+				} else {
+					items = append(items, tp.Bytes(it)...)
+				}
+			}
+		}
+		if diffs {
+			content = append(items, ']')
+			changed = true
+		}
+	}
+	if changed && !fp.plainKeys(root, params, upd) {
+		return nil, false
+	}
+	s := t.session(sid)
+	s.updates = true
+	if !changed {
+		return []acpasr.Translated{{Frame: *f}}, true
+	}
+	var hint acpasr.Hint
+	if content != nil {
+		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
+	}
+	ovs := []member{{[]byte("sessionUpdate"), rawString("tool_call_update")}}
+	if content != nil {
+		ovs = append(ovs, member{[]byte("content"), content})
+	}
+	data := fp.rewrite(root, params, upd, ovs...)
+	out := *f
+	out.Data = data
+	return []acpasr.Translated{{Frame: out, Hint: hint}}, true
+}
+
+// v1Diff is the package's v1Diff on the tape: the v2 diff an item becomes
+// (isDiff), or the item unchanged; ok is false when the fast path leaves
+// the frame to the general one.
+func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
+	tp := &fp.tp
+	if !isObject(tp, it) {
+		return nil, false, true
+	}
+	var typ, path, newText, oldText []byte
+	for _, m := range tp.Entries(it) {
+		switch string(tp.Key(m)) {
+		case "type":
+			typ = tp.Bytes(m)
+		case "path":
+			path = tp.Bytes(m)
+		case "newText":
+			newText = tp.Bytes(m)
+		case "oldText":
+			oldText = tp.Bytes(m)
+		}
+	}
+	if typ == nil || !isString(typ) {
+		return nil, false, true
+	}
+	if s, ok := fastStr(typ); !ok {
+		return nil, false, false
+	} else if s != "diff" {
+		return nil, false, true
+	}
+	if path == nil || !isString(path) || newText == nil || !isString(newText) {
+		return nil, false, true
+	}
+	p, ok := fastStr(path)
+	if !ok {
+		return nil, false, false
+	}
+	op := "add"
+	meta := []member{{[]byte(MetaNewText), newText}}
+	if oldText != nil && isString(oldText) {
+		op = "modify"
+		meta = append(meta, member{[]byte(MetaOldText), oldText})
+	}
+	metaJS := appendSorted(nil, meta)
+	change := appendSorted(nil, []member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
+	changes := make([]byte, 0, len(change)+2)
+	changes = append(append(append(changes, '['), change...), ']')
+	return appendSorted(nil, []member{{[]byte("type"), rawString("diff")}, {[]byte("changes"), changes}}), true, true
+}
+
+// plainKeys reports whether the member names of the objects a rewrite
+// writes again need no escaping (rawString writes them as they are).
+func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
+	tp := &fp.tp
+	for _, o := range objs {
+		for _, m := range tp.Entries(o) {
+			if !plain(string(tp.Key(m))) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// rewrite writes the frame with the update's members set as ovs say, as
+// withUpdate(f, m, nu.encode()) writes it: each object on the way down
+// with its members sorted by name.
+func (fp *fastPath) rewrite(root, params, upd jsonscan.Ent, ovs ...member) []byte {
+	fp.buf = fp.objectWith(fp.buf[:0], upd, ovs...)
+	n := len(fp.buf)
+	return fp.rewriteParams(root, params, member{[]byte("update"), fp.buf[:n]})
+}
+
+// rewriteParams writes the frame with params' members set as ovs say (the
+// general path's rewrite(f, "params", params.encode())).
+func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []byte {
+	n := len(fp.buf)
+	fp.buf = fp.objectWith(fp.buf, params, ovs...)
+	p := fp.buf[n:]
+	size := int(root.V1-root.V0) + len(p) + 16
+	return fp.objectWith(make([]byte, 0, size), root, member{[]byte("params"), p})
+}
+
+// objectWith appends the object e with the members ovs set (a nil value
+// removes the member), members sorted by name.
+func (fp *fastPath) objectWith(dst []byte, e jsonscan.Ent, ovs ...member) []byte {
+	tp := &fp.tp
+	ms := fp.ms[:0]
+next:
+	for _, m := range tp.Entries(e) {
+		key := tp.Key(m)
+		for _, o := range ovs {
+			if bytes.Equal(key, o.k) {
+				continue next
+			}
+		}
+		ms = append(ms, member{key, tp.Bytes(m)})
+	}
+	for _, o := range ovs {
+		if o.v != nil {
+			ms = append(ms, o)
+		}
+	}
+	fp.ms = ms
+	return appendSorted(dst, ms)
+}
+
+// appendSorted appends the object of ms, sorted by name in place (obj's
+// encode; the names are plain).
+func appendSorted(dst []byte, ms []member) []byte {
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+	dst = append(dst, '{')
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, m.k...)
+		dst = append(dst, '"', ':')
+		dst = append(dst, m.v...)
+	}
+	return append(dst, '}')
+}
+
+// isObject reports whether e holds an object.
+func isObject(tp *jsonscan.Tape, e jsonscan.Ent) bool {
+	return e.C >= 0 && tp.B[e.V0] == '{'
+}
+
+// fastStr decodes a JSON string of a frame the tape took, as obj.str does
+// (encoding/json): without escapes its text is its bytes (the frame is
+// valid UTF-8).
+func fastStr(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
