@@ -11,20 +11,7 @@ import (
 // toProtoFrames converts frames to wire messages, splitting any line larger
 // than PartSize into parts that share the seq.
 func toProtoFrames(frames []sdk.Frame) []*pb.Frame {
-	// The messages in one allocation: a batch is hundreds of small frames.
-	parts := 0
-	for i := range frames {
-		n := len(frames[i].Data)
-		if frames[i].Session != nil {
-			n = 0
-			for _, l := range frames[i].Session.Prior {
-				n += len(l) + 1
-			}
-		}
-		parts += max(1, (n+PartSize-1)/PartSize)
-	}
-	msgs := make([]pb.Frame, parts)
-	out := make([]*pb.Frame, 0, parts)
+	out := make([]*pb.Frame, 0, len(frames))
 	for i := range frames {
 		f := &frames[i]
 		base := pb.Frame{
@@ -53,12 +40,7 @@ func toProtoFrames(frames []sdk.Frame) []*pb.Frame {
 			if n > PartSize {
 				n = PartSize
 			}
-			var m *pb.Frame
-			if len(out) < len(msgs) {
-				m = &msgs[len(out)]
-			} else {
-				m = &pb.Frame{}
-			}
+			m := &pb.Frame{}
 			copyFrame(m, &base)
 			m.Data = data[:n]
 			m.Part = part
