@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -60,6 +61,8 @@ type conn struct {
 	lastSeq       uint64
 	outs          []sdk.Output
 	finished      bool
+	tape          jsonscan.Tape // the frame being mapped (fast.go)
+	slowOnly      bool          // the fast path off: the differential tests
 }
 
 var _ sdk.Session = (*conn)(nil)
@@ -134,7 +137,13 @@ func (c *conn) frame(f *sdk.Frame) {
 	default:
 		return
 	}
-	m, err := parseMsg(f)
+	handled, m, err, parsed := c.fastFrame(f)
+	if handled {
+		return
+	}
+	if !parsed {
+		m, err = parseMsg(f)
+	}
 	if err != nil {
 		c.diag(sdk.SeverityWarning, "", "frame not mapped: "+err.Error(), fmt.Sprintf("%d bytes", len(f.Data)), f.Seq)
 		return

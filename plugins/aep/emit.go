@@ -1,7 +1,6 @@
 package aep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -74,7 +73,7 @@ func (c *conn) stamp(ref *frameRef, drafts []*draft) {
 		}
 		ev := aep.Event{
 			ID:   aep.DerivedULID(ref.at, c.conn, seqTag, strconv.Itoa(ref.batch), strconv.Itoa(idx), d.typ),
-			Type: d.typ, Time: ref.at, Source: aep.Source(c.s.host, Agent, st.id), Agent: Agent,
+			Type: d.typ, Time: ref.at, Source: st.sourceOf(c.s.host), Agent: Agent,
 			Session: st.id, Run: d.run, Seq: aep.Int(st.seq), Epoch: aep.Int(st.epoch),
 			Traceparent: d.tp, Severity: d.severity, Capture: d.level, Subject: d.subject,
 		}
@@ -96,7 +95,7 @@ func (c *conn) stamp(ref *frameRef, drafts []*draft) {
 			aep.Prune(d.typ, data, d.level)
 			ev.Data = data
 		}
-		b, err := json.Marshal(&ev)
+		b, err := encodeEvent(&ev)
 		if err == nil && d.setKey != "" {
 			st.ids[d.setKey] = ev.ID
 		}
@@ -118,4 +117,12 @@ func (c *conn) stamp(ref *frameRef, drafts []*draft) {
 // diag records a diagnostic output.
 func (c *conn) diag(sev sdk.Severity, session, summary, detail string, seqs ...uint64) {
 	c.outs = append(c.outs, sdk.Diag(sev, session, summary, detail, seqs...))
+}
+
+// sourceOf is the events' source, aep.Source of the session, made once.
+func (st *sess) sourceOf(host string) string {
+	if st.source == "" {
+		st.source = aep.Source(host, Agent, st.id)
+	}
+	return st.source
 }

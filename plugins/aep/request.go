@@ -6,7 +6,9 @@ import (
 	"github.com/acptap/acptap/sdk"
 )
 
-// request maps a request or notification (either direction).
+// request maps a request or notification (either direction). Of params it
+// reads only sessionId and _meta but for the methods of paramsRead
+// (fast.go): a method added here that reads more goes there too.
 func (c *conn) request(f *sdk.Frame, m msg) []*draft {
 	sid := c.sessionOf(m.params)
 	switch m.method {

@@ -5,7 +5,9 @@ import (
 	"github.com/acptap/acptap/sdk/aep"
 )
 
-// response maps a response joined to its request p.
+// response maps a response joined to its request p. It reads the result
+// or error only for the methods of resultRead (fast.go): a method added
+// here that reads them goes there too.
 func (c *conn) response(f *sdk.Frame, m msg, p *pending) []*draft {
 	sid := p.session
 	switch p.method {

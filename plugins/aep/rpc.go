@@ -48,11 +48,14 @@ func parseMsg(f *sdk.Frame) (msg, error) {
 	if !json.Valid(f.Data) {
 		return msg{}, errors.New("not valid JSON")
 	}
-	h := f.RPC()
+	return msgOf(f.RPC())
+}
+
+// msgOf decodes the message of a valid frame from its JSON-RPC head.
+func msgOf(h *sdk.RPC) (msg, error) {
 	var m msg
 	if h.ID != nil {
-		id, _ := aep.Decode(h.ID)
-		m.id = idText(id)
+		m.id = idOf(h.ID)
 	}
 	switch h.Kind {
 	case sdk.NotRPC:

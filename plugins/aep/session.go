@@ -12,9 +12,10 @@ import "time"
 // a second tool.requested or terminal) and compacted (session.compacted
 // once per compactionId).
 type sess struct {
-	id    string
-	epoch int64
-	seq   int64
+	id     string
+	source string // the events' source (sourceOf)
+	epoch  int64
+	seq    int64
 	// ids remembers event ids by key for subject and cause, while an event
 	// may still name them: "run:<id>" until the run's terminal,
 	// "tool:<id>" until the tool's terminal, "att:<request>" and

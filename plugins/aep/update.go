@@ -20,7 +20,9 @@ var deltaKinds = map[string]bool{
 	"user_message":          true, "agent_message": true, "agent_thought": true, "session_message": true,
 }
 
-// update maps one session/update notification of session st.
+// update maps one session/update notification of session st. The members
+// of u it reads, kind by kind, are listed in sparseKinds (fast.go): a
+// member read here goes there too.
 func (c *conn) update(f *sdk.Frame, st *sess, u, params obj) []*draft {
 	kind, ok := str(u, "sessionUpdate")
 	if !ok {

@@ -148,6 +148,12 @@ func writeCanon(b *bytes.Buffer, v any) error {
 // writeString writes s as JSON.stringify does: only ", \ and control
 // characters are escaped.
 func writeString(b *bytes.Buffer, s string) {
+	if printableASCII(s) { // nothing to escape: the encoder would write it as it is
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	var e bytes.Buffer
 	enc := json.NewEncoder(&e)
 	enc.SetEscapeHTML(false)
@@ -157,6 +163,16 @@ func writeString(b *bytes.Buffer, s string) {
 		out = []byte(strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029").Replace(string(out)))
 	}
 	b.Write(out)
+}
+
+// printableASCII reports whether s is printable ASCII without '"' or '\\'.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // writeFloat writes f in JavaScript's Number.prototype.toString form.
@@ -188,6 +204,18 @@ func compareUTF16(a, b string) int {
 	if a == b {
 		return 0
 	}
+	if isASCII(a) && isASCII(b) { // one code unit a byte: byte order
+		return strings.Compare(a, b)
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	return slices.Compare(ua, ub)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

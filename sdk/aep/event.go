@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -46,23 +47,35 @@ func Int(n int64) *int64 { return &n }
 // table, with data in canonical form, so equal events encode to equal bytes.
 func (e *Event) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	b.Grow(512)
 	b.WriteString(`{"aep":"` + Version + `"`)
+	name := func(k string) {
+		b.WriteString(`,"`)
+		b.WriteString(k)
+		b.WriteString(`":`)
+	}
 	str := func(k, v string) {
 		if v != "" {
-			b.WriteString(`,"` + k + `":`)
+			name(k)
 			writeString(&b, v)
 		}
 	}
+	var digits [20]byte
 	num := func(k string, v *int64) {
 		if v != nil {
-			fmt.Fprintf(&b, `,"%s":%d`, k, *v)
+			name(k)
+			b.Write(strconv.AppendInt(digits[:0], *v, 10))
 		}
 	}
 	str("id", e.ID)
 	str("type", e.Type)
 	str("subject", e.Subject)
 	if !e.Time.IsZero() {
-		str("time", e.Time.UTC().Format(TimeFormat))
+		var tb [40]byte // the time is printable ASCII: written as it is
+		name("time")
+		b.WriteByte('"')
+		b.Write(e.Time.UTC().AppendFormat(tb[:0], TimeFormat))
+		b.WriteByte('"')
 	}
 	str("source", e.Source)
 	str("agent", e.Agent)

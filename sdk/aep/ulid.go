@@ -37,13 +37,14 @@ func ULID(ms uint64, entropy [10]byte) string {
 // output byte for byte (rebuilds, restarts) derive ids this way from what
 // identifies the event: its source frame and its position.
 func DerivedULID(t time.Time, parts ...string) string {
-	h := sha256.New()
+	var buf [256]byte // the parts, each NUL-terminated, hashed at once
+	in := buf[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		in = append(append(in, p...), 0)
 	}
+	sum := sha256.Sum256(in)
 	var e [10]byte
-	copy(e[:], h.Sum(nil))
+	copy(e[:], sum[:])
 	ms := t.UnixMilli()
 	if ms < 0 {
 		ms = 0
