@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Canonical returns the canonical JSON of v, as the AEP reference
@@ -160,9 +161,34 @@ func writeString(b *bytes.Buffer, s string) {
 	_ = enc.Encode(s)
 	out := bytes.TrimSuffix(e.Bytes(), []byte("\n"))
 	if bytes.Contains(out, []byte(`\u202`)) {
-		out = []byte(strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029").Replace(string(out)))
+		out = rawSeparators(out)
 	}
 	b.Write(out)
+}
+
+// rawSeparators writes the encoder's escapes of U+2028 and U+2029 in out as the characters
+// themselves. Only escapes count: in an escaped backslash followed by "u2028" (the text
+// `\u2028` in the string) nothing is replaced, or the output would not be JSON.
+func rawSeparators(out []byte) []byte {
+	var r []byte
+	last := 0
+	for i := 0; i < len(out); i++ {
+		if out[i] != '\\' || i+1 >= len(out) {
+			continue
+		}
+		if i+5 < len(out) && string(out[i+1:i+5]) == "u202" && (out[i+5] == '8' || out[i+5] == '9') {
+			r = append(r, out[last:i]...)
+			r = utf8.AppendRune(r, 0x2028+rune(out[i+5]-'8'))
+			last = i + 6
+			i += 5
+			continue
+		}
+		i++ // the escaped character: a backslash here starts no escape
+	}
+	if r == nil {
+		return out
+	}
+	return append(r, out[last:]...)
 }
 
 // printableASCII reports whether s is printable ASCII without '"' or '\\'.

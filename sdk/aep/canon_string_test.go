@@ -21,9 +21,27 @@ func writeStringEncoder(b *bytes.Buffer, s string) {
 	_ = enc.Encode(s)
 	out := bytes.TrimSuffix(e.Bytes(), []byte("\n"))
 	if bytes.Contains(out, []byte(`\u202`)) {
-		out = []byte(strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029").Replace(string(out)))
+		out = rawSeparators(out)
 	}
 	b.Write(out)
+}
+
+// TestWriteStringIsJSON: whatever the string holds — the separators U+2028 and U+2029, or
+// the text of their escapes after a backslash or not — writeString writes a JSON string
+// that reads back as it, with the separators raw. (A replacement of the text `\u2028`
+// wherever it appeared turned an escaped backslash followed by "u2028" into invalid JSON.)
+func TestWriteStringIsJSON(t *testing.T) {
+	for _, s := range []string{"x\u2028y", `x\u2028y`, `x\\u2028y`, `\u2029`, "\u2028\u2029", `a\u2028` + "\u2028", `\\\u2028`, `\u202`} {
+		var b bytes.Buffer
+		writeString(&b, s)
+		var got string
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil || got != s {
+			t.Errorf("writeString(%q) = %s: reads back %q, %v", s, b.Bytes(), got, err)
+		}
+		if bytes.Contains(b.Bytes(), []byte(`\u2028`)) && strings.Contains(s, "\u2028") && !strings.Contains(s, `\u2028`) {
+			t.Errorf("writeString(%q) = %s: U+2028 escaped", s, b.Bytes())
+		}
+	}
 }
 
 func checkWriteString(t *testing.T, s string) {
