@@ -7,6 +7,7 @@ import (
 
 	"github.com/acptap/acptap/host/builtin"
 	"github.com/acptap/acptap/host/pluginhost"
+	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk/plugin"
 )
 
@@ -127,6 +128,7 @@ func servePlugin(name string) int {
 		return ExitUsage
 	}
 	m := f()
+	pluginwire.SetOfflineGC(OfflineGCPercent) // rebuild and convert: fewer collections (limits.go)
 	if w, ok := m.(interface{ Warm() }); ok {
 		go w.Warm() // what the first frame needs, while the host connects
 	}

@@ -47,6 +47,7 @@ func runRebuild(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "acptap rebuild: --session goes with --all")
 		return ExitUsage
 	}
+	offlineGC() // offline_gc.go
 	m, err := openMapping(env, &c)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "acptap rebuild: %s\n", oneLine(err))

@@ -66,14 +66,29 @@ type feeder struct {
 	finished bool // Finish answered: the plugin can be released
 
 	frames []sdk.Frame
-	done   chan struct{}
-	mapped chan struct{} // closed when the feeder has delivered its last output (before the plugin is stopped)
+	// In a rebuild: the feeder's cursor in the shared decoded wire log
+	// (window.go); nil once it left it (a restarted plugin is re-fed by a
+	// reader of its own).
+	cur *windowCursor
+	// Pipelined batches (offline modes, catching up): the last seq of each
+	// batch sent and not yet answered, oldest first.
+	flights []uint64
+	done    chan struct{}
+	mapped  chan struct{} // closed when the feeder has delivered its last output (before the plugin is stopped)
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 	f := &feeder{p: p, name: name, primary: primary, log: p.log.Named(name),
 		live: make(chan []wire.Entry, depth), done: make(chan struct{}), mapped: make(chan struct{})}
 	f.behind.Store(true) // a new feeder starts by catching up from seq 1
+	if p.rebuilding && shareWindow {
+		// attach makes every feeder of a rebuild here, under p.mu, before
+		// any of them reads (see window.join).
+		if p.win == nil {
+			p.win = newWindow(p.wirePath, p.wireSeq, p.batchFrames)
+		}
+		f.cur = p.win.join()
+	}
 	return f
 }
 
@@ -95,7 +110,7 @@ func (f *feeder) run(ctx context.Context) {
 		}
 		select {
 		case b := <-f.live:
-			f.process(ctx, b)
+			f.liveBatch(ctx, b)
 			continue
 		default:
 		}
@@ -104,9 +119,11 @@ func (f *feeder) run(ctx context.Context) {
 				continue
 			}
 		}
+		// Nothing queued: what is in flight is answered before waiting.
+		f.drain(ctx)
 		select {
 		case b := <-f.live:
-			f.process(ctx, b)
+			f.liveBatch(ctx, b)
 		case <-f.p.captureDone:
 			if len(f.live) > 0 {
 				continue
@@ -137,12 +154,23 @@ func (f *feeder) start(ctx context.Context) error {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)
 	}
 	f.sess, f.fb, f.lastFed, f.instOut = sess, pluginwire.NewFrameBuilder(), 0, 0
+	f.flights = nil
 	if f.reader != nil {
 		f.reader.Close()
 		f.reader = nil
 	}
 	f.log.Debug("plugin attached", "version", plug.Info.Version, "inputs", plug.Info.Inputs)
 	return nil
+}
+
+// liveBatch maps a batch capture dispatched: pipelined in convert
+// (submit), synchronously live.
+func (f *feeder) liveBatch(ctx context.Context, b []wire.Entry) {
+	if f.p.offline() {
+		f.submit(ctx, b)
+		return
+	}
+	f.process(ctx, b)
 }
 
 // writesASR says whether the plugin writes ASR streams (its Info lists
@@ -154,14 +182,20 @@ func (f *feeder) writesASR() bool {
 // catchUp maps what the wire log holds beyond lastFed. It returns true
 // when it made progress, false when it is caught up (and live again).
 func (f *feeder) catchUp(ctx context.Context) bool {
+	f.drain(ctx) // live batches in flight: lastFed is what the plugin answered
 	target, caughtUp := f.p.wireTarget(f)
 	if caughtUp {
 		return false
 	}
 	if f.dead {
 		f.lastFed = target
+		f.leaveWindow()
 		return true
 	}
+	if f.cur != nil {
+		return f.catchUpShared(ctx, target)
+	}
+	defer f.drain(ctx)
 	if f.reader == nil {
 		r, err := wire.Open(f.p.wirePath)
 		if err != nil {
@@ -173,30 +207,176 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 			f.reader = wire.NewTolerant(r, nil)
 		}
 	}
+	// One batch slice for all: submit is done with a batch's entries when it
+	// returns (a pipelined batch's frames are sent by then).
 	batch := make([]wire.Entry, 0, f.p.batchFrames)
-	for f.lastFed < target && !f.dead {
+	for f.lastFedSent() < target && !f.dead {
 		if f.reader == nil {
 			// The plugin failed and was restarted (which closed the
 			// reader): catch up again, from the new instance's lastFed.
 			return true
 		}
 		batch = batch[:0]
-		seq := f.lastFed
+		sent := f.lastFedSent()
+		seq := sent
 		for seq < target && len(batch) < f.p.batchFrames {
 			e, err := f.reader.Next()
 			if err != nil {
+				f.drain(ctx)
 				f.giveUp(fmt.Errorf("read wire log at seq %d: %w", seq+1, err))
 				return true
 			}
-			if e.Seq <= f.lastFed {
+			if e.Seq <= sent {
 				continue
 			}
 			batch = append(batch, e)
 			seq = e.Seq
 		}
-		f.process(ctx, batch)
+		f.submit(ctx, batch)
 	}
 	return true
+}
+
+// offline says whether the connection is mapped from a log, with no tee
+// to keep up with (rebuild, the finisher, convert): batches read from the
+// wire log are pipelined there.
+func (p *Pipeline) offline() bool { return p.rebuilding || p.opts.Mode == sdk.ModeConvert }
+
+// catchUpShared maps the wire log from the shared window (a rebuild).
+func (f *feeder) catchUpShared(ctx context.Context, target uint64) bool {
+	defer f.drain(ctx)
+	for f.lastFedSent() < target && !f.dead && f.cur != nil {
+		batch, err := f.cur.take(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return true
+			}
+			f.drain(ctx)
+			f.giveUp(err)
+			return true
+		}
+		f.submit(ctx, batch)
+	}
+	if f.cur != nil && f.lastFedSent() >= target {
+		f.leaveWindow()
+	}
+	return true
+}
+
+// leaveWindow takes the feeder's cursor out of the shared window.
+func (f *feeder) leaveWindow() {
+	if f.cur != nil {
+		f.cur.leave()
+		f.cur = nil
+	}
+}
+
+// pipelined is the Session side of pipelined batches (pluginwire's remote
+// sessions): Submit sends a batch, Collect returns the outputs of the
+// oldest one sent.
+type pipelined interface {
+	Submit(ctx context.Context, frames []sdk.Frame) error
+	Collect(ctx context.Context) ([]sdk.Output, error)
+}
+
+// pipelineDepth is how many batches a feeder has sent and not had
+// answered at most: two, so that the plugin has the next batch as soon as
+// it has answered one, and maps it while the host delivers the outputs and
+// builds the batch after.
+const pipelineDepth = 2
+
+// pipelineBatches off: every batch is a synchronous Map (tests compare).
+var pipelineBatches = true
+
+// lastFedSent is the last seq sent to the plugin (answered or not).
+func (f *feeder) lastFedSent() uint64 {
+	if n := len(f.flights); n > 0 {
+		return f.flights[n-1]
+	}
+	return f.lastFed
+}
+
+// submit maps a batch read from the wire log: pipelined in the offline
+// modes (rebuild, convert) when the plugin's session can, synchronously
+// (process) otherwise. Outputs are delivered in batch order either way.
+func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
+	ps, ok := f.sess.(pipelined)
+	if !ok || !pipelineBatches || !f.p.offline() || f.dead {
+		f.drain(ctx)
+		f.process(ctx, batch)
+		return
+	}
+	if f.namesSessions(batch) {
+		// A session frame reads the store's prior stream (sessionInfo):
+		// only once every output before it was delivered, as unpipelined.
+		if !f.drain(ctx) {
+			return
+		}
+	}
+	after := f.lastFedSent()
+	last, ok := f.build(batch, after)
+	if !ok {
+		// Not the next frames (cannot happen when catching up): map it
+		// the plain way, which says so.
+		if f.drain(ctx) {
+			f.process(ctx, batch)
+		}
+		return
+	}
+	if len(f.frames) == 0 {
+		if f.drain(ctx) {
+			f.lastFed = max(f.lastFed, last)
+		}
+		return
+	}
+	frames := f.frames
+	if _, err := f.call(ctx, func() ([]sdk.Output, error) { return nil, ps.Submit(ctx, frames) }); err != nil {
+		f.fail(ctx, err)
+		return
+	}
+	f.flights = append(f.flights, last)
+	for len(f.flights) >= pipelineDepth {
+		if !f.collect(ctx) {
+			return
+		}
+	}
+}
+
+// collect delivers the outputs of the oldest batch in flight; false when
+// the plugin failed (and was restarted, or given up).
+func (f *feeder) collect(ctx context.Context) bool {
+	ps := f.sess.(pipelined)
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return ps.Collect(ctx) })
+	if err != nil {
+		f.flights = nil
+		f.fail(ctx, err)
+		return false
+	}
+	f.lastFed = f.flights[0]
+	f.flights = f.flights[1:]
+	f.deliver(outs)
+	return true
+}
+
+// drain delivers the outputs of every batch in flight; false when the
+// plugin failed.
+func (f *feeder) drain(ctx context.Context) bool {
+	for len(f.flights) > 0 {
+		if !f.collect(ctx) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesSessions says whether the batch has a session frame to build.
+func (f *feeder) namesSessions(batch []wire.Entry) bool {
+	for i := range batch {
+		if batch[i].Type == wire.TypeSession || len(f.p.injected[batch[i].Seq]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // process maps a batch of wire entries and writes the outputs.
@@ -207,22 +387,41 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		}
 		return
 	}
+	last, ok := f.build(batch, f.lastFed)
+	if !ok {
+		// A live batch queued before a restart: this instance has not
+		// seen the frames before it. The wire log holds them all, so
+		// catch up from there instead.
+		f.behind.Store(true)
+		return
+	}
+	// The call may be abandoned by the watchdog and go on running against
+	// a dead plugin: it gets its own session and frames, never the fields.
+	sess, frames := f.sess, f.frames
+	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return sess.Map(ctx, frames) })
+	if err != nil {
+		f.fail(ctx, err)
+		return
+	}
+	f.lastFed = last
+	f.deliver(outs)
+}
+
+// build makes f.frames of the batch's entries after seq after; ok false
+// when the batch does not go on from there.
+func (f *feeder) build(batch []wire.Entry, after uint64) (last uint64, ok bool) {
 	for _, e := range batch {
-		if e.Seq <= f.lastFed {
+		if e.Seq <= after {
 			continue
 		}
-		if e.Seq != f.lastFed+1 {
-			// A live batch queued before a restart: this instance has not
-			// seen the frames before it. The wire log holds them all, so
-			// catch up from there instead.
-			f.behind.Store(true)
-			return
+		if e.Seq != after+1 {
+			return 0, false
 		}
 		break
 	}
 	f.frames = f.frames[:0]
 	for _, e := range batch {
-		if e.Seq <= f.lastFed {
+		if e.Seq <= after {
 			continue
 		}
 		switch e.Type {
@@ -241,17 +440,7 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}
 	}
-	last := batch[len(batch)-1].Seq
-	// The call may be abandoned by the watchdog and go on running against
-	// a dead plugin: it gets its own session and frames, never the fields.
-	sess, frames := f.sess, f.frames
-	outs, err := f.call(ctx, func() ([]sdk.Output, error) { return sess.Map(ctx, frames) })
-	if err != nil {
-		f.fail(ctx, err)
-		return
-	}
-	f.lastFed = last
-	f.deliver(outs)
+	return batch[len(batch)-1].Seq, true
 }
 
 // call runs one plugin call under the stall watchdog.
@@ -328,6 +517,10 @@ func (f *feeder) giveUp(err error) {
 }
 
 func (f *feeder) finish(ctx context.Context) {
+	if !f.drain(ctx) {
+		for f.behind.Load() && f.catchUp(ctx) {
+		}
+	}
 	if f.dead || f.sess == nil {
 		return
 	}
@@ -350,6 +543,7 @@ func (f *feeder) finish(ctx context.Context) {
 // leave ends the feeder's use of its plugin: released when it mapped to the
 // end and its launcher takes it back, killed otherwise.
 func (f *feeder) leave() {
+	f.leaveWindow()
 	if f.finished && !f.dead && f.plug != nil && f.plug.Release != nil {
 		if f.reader != nil {
 			f.reader.Close()
@@ -366,6 +560,8 @@ func (f *feeder) kill() {
 	if f.plug != nil && f.plug.Kill != nil {
 		f.plug.Kill()
 	}
+	f.flights = nil
+	f.leaveWindow()
 	if f.reader != nil {
 		f.reader.Close()
 		f.reader = nil

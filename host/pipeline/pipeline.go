@@ -98,6 +98,10 @@ type Options struct {
 	// the rebuild could not map (see wire.Tolerant): a rebuild maps past a
 	// bad line, with a gap standing in for each entry lost.
 	OnReadProblem func(wire.Problem)
+	// Scan (Rebuild only; nil: none) is the wire log's pass the caller
+	// made already (ScanWire): Rebuild takes its first pass from it instead
+	// of reading the log once more, when the file is still the one scanned.
+	Scan *WireScan
 }
 
 // SessionPoint is where a rebuilt connection first names a session.
@@ -160,6 +164,7 @@ type Pipeline struct {
 	rebuilding bool
 	resolved   map[uint64]wire.Session
 	injected   map[uint64][]wire.Session
+	win        *window // the decoded wire log the rebuild's feeders share (window.go)
 
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
@@ -643,6 +648,10 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 		p.finishReason = p.opts.FinishReason
 	}
 	p.rebuilding = true
+	if s := p.opts.Scan; s != nil && s.fits(p.wirePath) {
+		p.replay(s) // the pass below, done when the rebuild planned (scan.go)
+		return p.attachRebuild(ctx)
+	}
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
 		return err
@@ -666,6 +675,11 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 			p.resolve(e)
 		}
 	}
+	return p.attachRebuild(ctx)
+}
+
+// attachRebuild starts the feeders of a rebuild once its first pass is done.
+func (p *Pipeline) attachRebuild(ctx context.Context) error {
 	p.det.end()
 	p.mu.Lock()
 	p.attach(ctx)
@@ -677,23 +691,6 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 // resolve observes the sessions entry e names first, as appendSession does
 // live.
 func (p *Pipeline) resolve(e wire.Entry) {
-	if p.resolved == nil {
-		p.resolved, p.injected = map[uint64]wire.Session{}, map[uint64][]wire.Session{}
-	}
-	observe := func(id string, entry *wire.Session) wire.Session {
-		s := wire.Session{ID: id}
-		if p.opts.Sessions != nil {
-			o, err := p.opts.Sessions.Observe(id)
-			if err != nil {
-				p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
-			}
-			s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
-		}
-		if p.opts.OnSession != nil {
-			p.opts.OnSession(SessionPoint{ID: id, Seq: e.Seq, Entry: entry, Resolved: s})
-		}
-		return s
-	}
 	switch e.Type {
 	case wire.TypeSession:
 		if p.tracker.known[e.Session.ID] {
@@ -701,12 +698,10 @@ func (p *Pipeline) resolve(e wire.Entry) {
 		}
 		p.tracker.known[e.Session.ID] = true
 		entry := e.Session
-		p.resolved[e.Seq] = observe(entry.ID, &entry)
+		p.resolveInit()
+		p.resolved[e.Seq] = p.observeSession(e.Seq, entry.ID, &entry)
 	case wire.TypeFrame:
-		for _, id := range p.tracker.scan(e.Line) {
-			p.injected[e.Seq] = append(p.injected[e.Seq], observe(id, nil))
-			p.stats.Sessions = append(p.stats.Sessions, id)
-		}
+		p.injectSessions(e.Seq, p.tracker.scan(e.Line))
 	}
 }
 

@@ -3,9 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
@@ -208,30 +205,9 @@ func (p *Pipeline) awaitSession(s wire.Session) wire.Session {
 // them, at the frames a live run would have written them before (the same
 // rule as live capture). It reads past bad lines (wire.Tolerant).
 func NamedSessions(path string) ([]string, error) {
-	r, err := wire.Open(path)
-	if err != nil {
+	s, err := ScanWire(path)
+	if s == nil {
 		return nil, err
 	}
-	tr := wire.NewTolerant(r, nil)
-	defer tr.Close()
-	t := newSessionTracker()
-	var ids []string
-	for {
-		e, err := tr.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return ids, nil
-			}
-			return ids, fmt.Errorf("read %s: %w", path, err)
-		}
-		switch e.Type {
-		case wire.TypeSession:
-			if !t.known[e.Session.ID] {
-				t.known[e.Session.ID] = true
-				ids = append(ids, e.Session.ID)
-			}
-		case wire.TypeFrame:
-			ids = append(ids, t.scan(e.Line)...)
-		}
-	}
+	return s.Sessions, err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/internal/private"
@@ -24,17 +25,34 @@ var mcpKey = []byte("mcpServers")
 // recorder scrubs it (ASR-712) — a hand-made log may not have been — and
 // an unreadable line naming mcpServers is cut after that word.
 func importWire(src, dst string) error {
+	_, err := importWireChanged(src, dst)
+	return err
+}
+
+// importWireChanged is importWire, and says whether a line was changed
+// (scrubbed or cut): the copy is not byte for byte the original.
+func importWireChanged(src, dst string) (changed bool, err error) {
+	return importWireScanned(src, dst, nil)
+}
+
+// importWireScanned is importWireChanged for a log scanned already: when
+// the scan says no line can change (WireScan.MayScrub false), the file is
+// copied whole (copy_file_range on Linux), not line by line.
+func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, err error) {
+	if scan != nil && !scan.MayScrub {
+		return false, copyWire(src, dst, scan)
+	}
 	in, err := os.Open(src)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	defer in.Close()
 	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	// Lines are bounded as the wire log's reader bounds them; a torn tail
@@ -52,7 +70,9 @@ func importWire(src, dst string) error {
 			line = append(append(line[:0], b...), '\n')
 		}
 		if lr.Line() > 1 || (err != nil && lr.Line() > 0) {
-			line = scrubLine(line)
+			scrubbed := scrubLine(line)
+			changed = changed || !bytes.Equal(scrubbed, line)
+			line = scrubbed
 		}
 		if _, werr := bw.Write(line); werr != nil {
 			err = werr
@@ -72,9 +92,9 @@ func importWire(src, dst string) error {
 	}
 	if err != nil {
 		os.Remove(dst)
-		return fmt.Errorf("import %s: %w", src, err)
+		return false, fmt.Errorf("import %s: %w", src, err)
 	}
-	return nil
+	return changed, nil
 }
 
 // scrubLine returns an entry line (with its LF, if any) as the recorder
@@ -106,4 +126,37 @@ func scrubLine(line []byte) []byte {
 		return cut()
 	}
 	return enc
+}
+
+// copyWire copies src to dst as it is, synced; the copy must be the size
+// the scan saw (else the file changed since, and the caller imports again
+// line by line).
+func copyWire(src, dst string, scan *pipeline.WireScan) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	defer in.Close()
+	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	n, err := io.Copy(out, in)
+	if err == nil && n != scan.Size() {
+		err = fmt.Errorf("the file changed while it was read (%d bytes, %d when scanned)", n, scan.Size())
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	return nil
 }

@@ -119,6 +119,19 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		fmt.Fprintf(o.Err, "acptap rebuild: "+format+"\n", args...)
 	}
 
+	var pl *pool
+	if o.Pipeline.Launch != nil {
+		pl = newPool(o.Pipeline.Launch)
+		defer pl.close()
+		o.Pipeline.Launch = pl.Launch
+		if len(req.Files) > 0 {
+			// The plugins of the first log given start while the logs are
+			// planned (by the revision it recorded near its start).
+			if rev, ok := peekRevision(req.Files[0]); ok {
+				pl.prelaunch(ctx, o.Pipeline.Revisions[rev])
+			}
+		}
+	}
 	conns, byID := knownConnections(root, problem)
 	want := map[string]bool{}
 	if req.All {
@@ -234,6 +247,15 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			os.RemoveAll(staging)
 		}
 	}()
+	if pl != nil {
+		// The first connection's plugins start while the rest of this is
+		// done: by the revision its log recorded, the plugins the
+		// configuration gives that revision (its own detection decides
+		// which it takes).
+		if s := todo[0].Scan; s != nil && s.Revision != nil {
+			pl.prelaunch(ctx, o.Pipeline.Revisions[s.Revision.Revision])
+		}
+	}
 	before := map[string]map[string]stamp{}
 	for s := range want {
 		files, err := outputFiles(o.Store, s)
@@ -245,19 +267,21 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			if err := importWire(c.Path, dst); err != nil {
+			changed, err := importWireScanned(c.Path, dst, c.Scan)
+			if err != nil {
 				return nil, err
 			}
 			c.Path = dst
+			if c.Scan != nil {
+				c.Scan = c.Scan.ForCopy(dst)
+			}
+			if changed {
+				c.Scan = nil // the copy is scrubbed: its pipeline reads it
+			}
 		}
 		res.Bytes += c.Size
 	}
 
-	if o.Pipeline.Launch != nil {
-		pl := newPool(o.Pipeline.Launch)
-		defer pl.close()
-		o.Pipeline.Launch = pl.Launch
-	}
 	prog := newProgress(o.Progress, len(todo), res.Bytes)
 	stale := map[string]int{}
 	for i, c := range todo {
@@ -443,6 +467,7 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
+	po.Scan = c.Scan
 	if o.Routing != nil {
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}

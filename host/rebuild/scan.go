@@ -26,6 +26,9 @@ type Conn struct {
 	// Import is true for a wire log from outside the store's wire/
 	// directory: the rebuild copies it in.
 	Import bool
+	// Scan is the planning pass over the log, which the connection's
+	// pipeline takes its first pass from (pipeline.Options.Scan).
+	Scan *pipeline.WireScan
 }
 
 // ID is the connection id.
@@ -50,11 +53,11 @@ func scanConn(path string) (*Conn, error) {
 	if hdr.Connection == "" {
 		return nil, fmt.Errorf("wire log %s: the header names no connection", path)
 	}
-	ids, err := pipeline.NamedSessions(abs)
+	scan, err := pipeline.ScanWire(abs)
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: ids, Size: fi.Size()}, nil
+	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: scan.Sessions, Size: fi.Size(), Scan: scan}, nil
 }
 
 // storeWire lists the wire logs under dir (<store>/wire), sorted by name.

@@ -30,13 +30,24 @@ var (
 )
 
 // lineSlab is where fastDecodeFrame puts decoded lines: one allocation for
-// many short lines (a slab lives as long as any line in it).
-type lineSlab struct{ buf []byte }
+// many short lines (a slab lives as long as any line in it). With reuse,
+// every line goes to the same buffer (Reader.ReuseLines).
+type lineSlab struct {
+	buf   []byte
+	reuse bool
+	one   []byte
+}
 
 const slabSize = 64 << 10
 
-// alloc returns n bytes of fresh memory.
+// alloc returns n bytes of fresh memory (with reuse: of the one buffer).
 func (s *lineSlab) alloc(n int) []byte {
+	if s != nil && s.reuse && n <= 1<<20 {
+		if cap(s.one) < n {
+			s.one = make([]byte, max(n, slabSize/4))
+		}
+		return s.one[:n:n]
+	}
 	if s == nil || n > slabSize/4 {
 		return make([]byte, n)
 	}

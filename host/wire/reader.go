@@ -52,6 +52,11 @@ func (r *Reader) Revision() (Revision, bool) {
 	return *r.rev, true
 }
 
+// ReuseLines makes the frame lines Next returns share one buffer: a line
+// is valid only until the next call (for a reader that looks at each line
+// once, e.g. a scan; it allocates nothing per line).
+func (r *Reader) ReuseLines() { r.slab.reuse = true }
+
 // Open opens the wire log at path and reads its header line.
 func Open(path string) (*Reader, error) {
 	f, err := os.Open(path)

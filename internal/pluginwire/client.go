@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
 	"github.com/acptap/acptap/sdk"
@@ -45,6 +46,13 @@ type remoteSession struct {
 	stream pb.Mapper_MapClient
 	asm    outputAssembler
 	done   bool
+
+	// Pipelined use (Submit/Collect): responses are read by a goroutine of
+	// their own, so that a batch can be sent while the plugin answers the
+	// one before, whatever the sizes (a send that waits on flow control
+	// never waits on a response nobody reads).
+	rq      *recvQueue
+	pending []int // per submitted batch not yet collected: its messages
 }
 
 // maxFramesPerMessage keeps a batch message under the max message size:
@@ -55,16 +63,18 @@ func (s *remoteSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Outp
 	if s.done {
 		return nil, errors.New("map: session finished")
 	}
+	if s.rq != nil {
+		if err := s.Submit(ctx, frames); err != nil {
+			return nil, err
+		}
+		return s.Collect(ctx)
+	}
 	parts := toProtoFrames(frames)
 	// Send in messages that stay under the size limit. Every message gets
 	// its own response sequence.
 	var outs []sdk.Output
 	for len(parts) > 0 {
-		n, size := 0, 0
-		for n < len(parts) && (n == 0 || size+len(parts[n].Data) <= maxBytesPerMessage) {
-			size += len(parts[n].Data) + 64
-			n++
-		}
+		n := messageParts(parts)
 		if err := s.stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Batch{Batch: &pb.Batch{Frames: parts[:n]}}}); err != nil {
 			return outs, fmt.Errorf("map send: %w", err)
 		}
@@ -76,6 +86,146 @@ func (s *remoteSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Outp
 		}
 	}
 	return outs, nil
+}
+
+// messageParts is how many of parts the next batch message carries.
+func messageParts(parts []*pb.Frame) int {
+	n, size := 0, 0
+	for n < len(parts) && (n == 0 || size+len(parts[n].Data) <= maxBytesPerMessage) {
+		size += len(parts[n].Data) + 64
+		n++
+	}
+	return n
+}
+
+// Submit sends a batch without waiting for its outputs (Collect returns
+// them, oldest batch first); the frames may be reused once it returns.
+// The plugin sees exactly what Map would have sent it: the same messages,
+// in the same order.
+func (s *remoteSession) Submit(ctx context.Context, frames []sdk.Frame) error {
+	if s.done {
+		return errors.New("map: session finished")
+	}
+	if s.rq == nil {
+		s.rq = newRecvQueue()
+		go s.rq.run(s.stream, &s.asm)
+	}
+	parts := toProtoFrames(frames)
+	msgs := 0
+	for len(parts) > 0 {
+		n := messageParts(parts)
+		if err := s.stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Batch{Batch: &pb.Batch{Frames: parts[:n]}}}); err != nil {
+			return fmt.Errorf("map send: %w", err)
+		}
+		parts = parts[n:]
+		msgs++
+	}
+	s.pending = append(s.pending, msgs)
+	return nil
+}
+
+// Collect returns the outputs of the oldest batch Submit sent and Collect
+// has not returned.
+func (s *remoteSession) Collect(ctx context.Context) ([]sdk.Output, error) {
+	if len(s.pending) == 0 {
+		return nil, errors.New("map: nothing submitted")
+	}
+	msgs := s.pending[0]
+	s.pending = s.pending[1:]
+	var outs []sdk.Output
+	for range msgs {
+		o, err := s.rq.next(ctx)
+		outs = append(outs, o...)
+		if err != nil {
+			return outs, err
+		}
+	}
+	return outs, nil
+}
+
+// recvQueue reads a Map stream's responses as they come: the outputs of
+// each response sequence (one per request message), in order.
+type recvQueue struct {
+	mu    sync.Mutex
+	items [][]sdk.Output
+	err   error // the stream's end (io.EOF after Finish)
+	ready chan struct{}
+}
+
+func newRecvQueue() *recvQueue { return &recvQueue{ready: make(chan struct{}, 1)} }
+
+func (q *recvQueue) run(stream pb.Mapper_MapClient, asm *outputAssembler) {
+	for {
+		var outs []sdk.Output
+		var err error
+		for {
+			var resp *pb.MapResponse
+			if resp, err = stream.Recv(); err != nil {
+				break
+			}
+			for _, o := range resp.Outputs {
+				outs = asm.add(o, outs)
+			}
+			if !resp.More {
+				break
+			}
+		}
+		q.mu.Lock()
+		if err != nil {
+			q.err = err
+		} else {
+			q.items = append(q.items, outs)
+		}
+		q.mu.Unlock()
+		select {
+		case q.ready <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// next returns the outputs of the next response sequence.
+func (q *recvQueue) next(ctx context.Context) ([]sdk.Output, error) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			o := q.items[0]
+			q.items[0] = nil
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return o, nil
+		}
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("map recv: %w", err)
+		}
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// wait waits for the stream's end.
+func (q *recvQueue) wait(ctx context.Context) {
+	for {
+		q.mu.Lock()
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return
+		}
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (s *remoteSession) recv(outs []sdk.Output) ([]sdk.Output, error) {
@@ -97,9 +247,27 @@ func (s *remoteSession) Finish(ctx context.Context, reason string) ([]sdk.Output
 	if s.done {
 		return nil, nil
 	}
+	var early []sdk.Output
+	for len(s.pending) > 0 { // outputs submitted and never collected come first, as Map would have
+		o, err := s.Collect(ctx)
+		early = append(early, o...)
+		if err != nil {
+			return early, err
+		}
+	}
 	s.done = true
 	if err := s.stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Finish{Finish: &pb.Finish{Reason: reason}}}); err != nil {
-		return nil, fmt.Errorf("finish send: %w", err)
+		return early, fmt.Errorf("finish send: %w", err)
+	}
+	if s.rq != nil {
+		outs, err := s.rq.next(ctx)
+		outs = append(early, outs...)
+		if err != nil {
+			return outs, err
+		}
+		_ = s.stream.CloseSend()
+		s.rq.wait(ctx) // to io.EOF, so the stream's resources are released
+		return outs, nil
 	}
 	outs, err := s.recv(nil)
 	if err != nil {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
+	"sync"
 
 	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
 	"github.com/acptap/acptap/sdk"
@@ -35,6 +38,9 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	start := first.GetStart()
 	if start == nil {
 		return status.Error(codes.InvalidArgument, "map: first message must be start")
+	}
+	if m := sdk.Mode(start.Mode); m == sdk.ModeRebuild || m == sdk.ModeConvert {
+		offlineGC()
 	}
 	sess, err := s.impl.Start(ctx, startFromProto(start))
 	if err != nil {
@@ -162,4 +168,27 @@ func (s *grpcServer) Replay(stream pb.Mapper_ReplayServer) error {
 		return err
 	}
 	return stream.Send(&pb.ReplayResponse{LossReport: report})
+}
+
+// Offline GC: a plugin process that maps a log (rebuild, convert; no
+// editor waits on it, and the host keeps it for the whole run) may let its
+// heap grow further between collections, for less of its CPU in the
+// collector. Only a process that opted in (SetOfflineGC: acptap's built-in
+// plugins) does, once, on its first offline session; the soft memory limit
+// (GOMEMLIMIT, or acptap's ceiling) still bounds the heap, GOGC set in the
+// environment wins, and a live
+// recording's plugins (their own processes) keep the default.
+var (
+	offlineGCPercent int
+	offlineGCOnce    sync.Once
+)
+
+// SetOfflineGC makes the process run its collector at GOGC=percent once it
+// is given an offline session (0: never change it). Call it before Serve.
+func SetOfflineGC(percent int) { offlineGCPercent = percent }
+
+func offlineGC() {
+	if offlineGCPercent > 0 && os.Getenv("GOGC") == "" {
+		offlineGCOnce.Do(func() { debug.SetGCPercent(offlineGCPercent) })
+	}
 }

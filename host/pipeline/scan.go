@@ -1,0 +1,232 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/sdk"
+)
+
+// WireScan is what one pass over a wire log learns for a rebuild: the
+// sessions it names (NamedSessions), and everything Rebuild's own first
+// pass reads the log for before its feeders start — the problems a
+// tolerant reader reports, the session entries and the frames that first
+// name a session, the frames the revision detector looks at, the counts —
+// so that a rebuild that planned with it (Options.Scan) decodes the log
+// once more only, in the feeders' shared window, instead of twice.
+type WireScan struct {
+	// Sessions are the sessions the connection names, in order.
+	Sessions []string
+	// Revision is the log's last revision entry, if any: the plugins that
+	// mapped the connection when it was recorded.
+	Revision *wire.Revision
+	// MayScrub is false when no line of the log can be one the recorder's
+	// scrubber (ASR-712) would change: no client-to-agent frame names
+	// mcpServers and every line was read (none skipped, no torn tail). A
+	// copy scrubbed line by line is then the same bytes as the file.
+	MayScrub bool
+
+	path    string
+	size    int64
+	modTime time.Time
+	events  []scanEvent
+	detect  []scanLine // the frames among the first ones that the revision detector reads
+	frames  uint64     // frame entries
+	gapFr   uint64
+	gapBy   uint64
+	lastSeq uint64
+}
+
+// scanEvent is, in file order, a problem reported, a session entry, or a
+// frame that names sessions first.
+type scanEvent struct {
+	problem *wire.Problem
+	seq     uint64
+	dir     sdk.Direction
+	at      time.Time
+	entry   *wire.Session
+	names   []string
+}
+
+// scanLine is a frame the revision detector may act on, with its place
+// among the frames (the detector gives up after maxDetectLines).
+type scanLine struct {
+	n    int
+	dir  sdk.Direction
+	line []byte
+}
+
+// ScanWire reads a wire log once (past bad lines, as wire.Tolerant).
+func ScanWire(path string) (*WireScan, error) {
+	r, err := wire.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.ReuseLines() // every line is looked at once, here
+	s := &WireScan{path: path, size: fi.Size(), modTime: fi.ModTime()}
+	tr := wire.NewTolerant(r, func(p wire.Problem) {
+		s.events = append(s.events, scanEvent{problem: &p})
+		s.MayScrub = s.MayScrub || p.Skipped || p.Torn
+	})
+	defer tr.Close()
+	t := newSessionTracker()
+	nframes := 0
+	for {
+		e, err := tr.Next()
+		if err != nil {
+			if rev, ok := r.Revision(); ok {
+				s.Revision = &rev
+			}
+			if errors.Is(err, io.EOF) {
+				return s, nil
+			}
+			return s, fmt.Errorf("read %s: %w", path, err)
+		}
+		s.lastSeq = e.Seq
+		switch e.Type {
+		case wire.TypeSession:
+			entry := e.Session
+			s.events = append(s.events, scanEvent{seq: e.Seq, dir: e.Dir, at: e.At, entry: &entry})
+			if !t.known[e.Session.ID] {
+				t.known[e.Session.ID] = true
+				s.Sessions = append(s.Sessions, e.Session.ID)
+			}
+		case wire.TypeGap:
+			s.gapFr += e.Gap.Frames
+			s.gapBy += e.Gap.Bytes
+		case wire.TypeFrame:
+			// A line that names mcpServers in its bytes names it decoded (no
+			// escape spells a letter of it); the scrubber looks at no other.
+			s.MayScrub = s.MayScrub || e.Dir == sdk.C2A && bytes.Contains(e.Line, mcpServersKey)
+			s.frames++
+			nframes++
+			if nframes <= maxDetectLines+1 && detectorReads(e.Dir, e.Line) {
+				s.detect = append(s.detect, scanLine{n: nframes, dir: e.Dir, line: bytes.Clone(e.Line)})
+			}
+			if ids := t.scan(e.Line); len(ids) > 0 {
+				s.events = append(s.events, scanEvent{seq: e.Seq, dir: e.Dir, at: e.At, names: ids})
+				s.Sessions = append(s.Sessions, ids...)
+			}
+		}
+	}
+}
+
+var mcpServersKey = []byte("mcpServers")
+
+// detectorReads says whether revisionDetector.observe could do more with
+// the line than count it.
+func detectorReads(dir sdk.Direction, line []byte) bool {
+	return dir == sdk.C2A && bytes.Contains(line, []byte(`"initialize"`)) ||
+		dir == sdk.A2C && bytes.Contains(line, []byte(`"id"`))
+}
+
+// Size is the file's size when it was scanned.
+func (s *WireScan) Size() int64 { return s.size }
+
+// fits says whether the scan is of the file at path as it is now: the
+// path scanned (or given to ForCopy), of the same size and modification
+// time.
+func (s *WireScan) fits(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && path == s.path && fi.Size() == s.size && fi.ModTime().Equal(s.modTime)
+}
+
+// ForCopy returns the scan for a byte-for-byte copy of the file scanned
+// (rebuild imports a wire log from outside the store; the caller knows the
+// copy is the same bytes), or nil when path is not the same size.
+func (s *WireScan) ForCopy(path string) *WireScan {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() != s.size {
+		return nil
+	}
+	c := *s
+	c.path, c.modTime = path, fi.ModTime()
+	return &c
+}
+
+// replay is Rebuild's first pass from the scan: the same calls, in the
+// same order, as reading the log would make.
+func (p *Pipeline) replay(s *WireScan) {
+	for _, ev := range s.events {
+		switch {
+		case ev.problem != nil:
+			if p.opts.OnReadProblem != nil {
+				p.opts.OnReadProblem(*ev.problem)
+			}
+		case ev.entry != nil:
+			e := wire.Entry{Type: wire.TypeSession, Seq: ev.seq, Dir: ev.dir, At: ev.at, Session: *ev.entry}
+			p.count(e)
+			if p.opts.ResolveSessions {
+				p.resolve(e)
+			}
+		default:
+			if p.opts.ResolveSessions {
+				for _, id := range ev.names {
+					p.tracker.known[id] = true
+				}
+				p.injectSessions(ev.seq, ev.names)
+			}
+		}
+	}
+	p.stats.Frames += s.frames
+	p.stats.GapFrames += s.gapFr
+	p.stats.GapBytes += s.gapBy
+	p.wireSeq = s.lastSeq
+	n := 0
+	for _, l := range s.detect {
+		for ; n < l.n-1 && !p.det.done; n++ {
+			p.det.observe(sdk.C2A, nil) // a frame the detector only counts
+		}
+		if p.det.done {
+			break
+		}
+		p.det.observe(l.dir, l.line)
+		n++
+	}
+	for ; n < int(s.frames) && n <= maxDetectLines && !p.det.done; n++ {
+		p.det.observe(sdk.C2A, nil)
+	}
+}
+
+func (p *Pipeline) resolveInit() {
+	if p.resolved == nil {
+		p.resolved, p.injected = map[uint64]wire.Session{}, map[uint64][]wire.Session{}
+	}
+}
+
+// observeSession asks the store about a session the connection names first
+// at seq (Options.ResolveSessions), and tells OnSession.
+func (p *Pipeline) observeSession(seq uint64, id string, entry *wire.Session) wire.Session {
+	s := wire.Session{ID: id}
+	if p.opts.Sessions != nil {
+		o, err := p.opts.Sessions.Observe(id)
+		if err != nil {
+			p.log.Error("session state unavailable; mapping it as new", "session", id, "error", err)
+		}
+		s.Connections, s.PriorLines, s.PluginLines, s.AEPLines = o.Connections, o.PriorLines, o.PluginLines, o.AEPLines
+	}
+	if p.opts.OnSession != nil {
+		p.opts.OnSession(SessionPoint{ID: id, Seq: seq, Entry: entry, Resolved: s})
+	}
+	return s
+}
+
+// injectSessions observes the sessions a frame names first (ids, in order)
+// and announces them before it.
+func (p *Pipeline) injectSessions(seq uint64, ids []string) {
+	p.resolveInit()
+	for _, id := range ids {
+		p.injected[seq] = append(p.injected[seq], p.observeSession(seq, id, nil))
+		p.stats.Sessions = append(p.stats.Sessions, id)
+	}
+}

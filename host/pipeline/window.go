@@ -1,0 +1,226 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/acptap/acptap/host/wire"
+)
+
+// The shared window: in a rebuild (Pipeline.Rebuild, which the finisher and
+// `acptap rebuild` run) every feeder maps the same wire log from seq 1 to
+// the same target, so one reader decodes it once for all of them, in
+// blocks of BatchFrames entries — the batches each feeder's own reader
+// made before — and each feeder takes the blocks in order through its
+// cursor. A block is dropped once every cursor has passed it.
+//
+// The window is bounded: the reader stops reading ahead while it holds
+// windowMaxBlocks blocks or windowMaxBytes of lines (the first block is
+// always read, whatever its size), so a slow feeder holds the faster ones
+// back to within that much of itself rather than making the host hold the
+// log. A feeder that leaves the window (its plugin was restarted and is
+// re-fed from seq 1, or gave up) no longer holds it back; a restarted one
+// reads the wire log on its own, as every feeder did before.
+var (
+	windowMaxBlocks = 16
+	windowMaxBytes  = 4 << 20
+	// shareWindow off: each feeder reads the wire log itself (tests compare).
+	shareWindow = true
+)
+
+// window is the decoded wire log shared by a rebuild's feeders.
+type window struct {
+	path   string
+	target uint64 // the last seq to read (the rebuild's first pass saw it)
+	batch  int
+	// bounds (tests lower them)
+	maxBlocks, maxBytes int
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	blocks  []windowBlock // blocks[0] is block number base
+	base    int
+	bytes   int // line bytes held in blocks
+	peak    int // the most blocks held (tests)
+	done    bool
+	err     error // the read error after the last block (sticky)
+	closed  bool  // every cursor left, or ctx ended: the reader stops
+	cursors map[*windowCursor]bool
+	started bool
+	stop    func() bool
+}
+
+type windowBlock struct {
+	entries []wire.Entry
+	bytes   int
+}
+
+// windowCursor is one feeder's place in the window: the next block it takes.
+type windowCursor struct {
+	w    *window
+	next int
+}
+
+func newWindow(path string, target uint64, batch int) *window {
+	w := &window{path: path, target: target, batch: batch, maxBlocks: windowMaxBlocks, maxBytes: windowMaxBytes,
+		cursors: map[*windowCursor]bool{}}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// join adds a cursor at block 0. Every feeder joins before any of them
+// reads (attach creates them all under p.mu, which a feeder's wireTarget
+// takes before it first reads), so no block is dropped before it has been
+// given to every feeder.
+func (w *window) join() *windowCursor {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := &windowCursor{w: w}
+	w.cursors[c] = true
+	return c
+}
+
+// take returns the cursor's next block, waiting for the reader; io.EOF
+// after the last, or the read error that ended the window (with the seq it
+// was at, as the feeder's own reader said it). The entries are shared:
+// read-only.
+func (c *windowCursor) take(ctx context.Context) ([]wire.Entry, error) {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.started {
+		w.started = true
+		w.stop = context.AfterFunc(ctx, func() {
+			w.mu.Lock()
+			w.closed = true
+			w.cond.Broadcast()
+			w.mu.Unlock()
+		})
+		go w.read()
+	}
+	for {
+		if i := c.next - w.base; i < len(w.blocks) {
+			b := w.blocks[i].entries
+			c.next++
+			w.trim()
+			return b, nil
+		}
+		if w.done {
+			if w.err != nil {
+				return nil, w.err
+			}
+			return nil, io.EOF
+		}
+		if w.closed || ctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, errors.New("wire log window closed")
+		}
+		w.cond.Wait()
+	}
+}
+
+// leave removes the cursor: the window no longer waits for it. The last
+// to leave stops the reader.
+func (c *windowCursor) leave() {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.cursors[c] {
+		return
+	}
+	delete(w.cursors, c)
+	if len(w.cursors) == 0 {
+		w.closed = true
+		w.blocks, w.bytes = nil, 0
+		if w.stop != nil {
+			w.stop()
+		}
+	} else {
+		w.trim()
+	}
+	w.cond.Broadcast()
+}
+
+// trim drops the blocks every cursor has passed. Called with mu held.
+func (w *window) trim() {
+	low := -1
+	for c := range w.cursors {
+		if low < 0 || c.next < low {
+			low = c.next
+		}
+	}
+	n := 0
+	for n < len(w.blocks) && w.base+n < low {
+		w.bytes -= w.blocks[n].bytes
+		w.blocks[n] = windowBlock{}
+		n++
+	}
+	if n > 0 {
+		w.blocks = w.blocks[n:]
+		w.base += n
+		w.cond.Broadcast() // room for the reader
+	}
+}
+
+// full says whether the reader must wait. Called with mu held.
+func (w *window) full() bool {
+	return len(w.blocks) > 0 && (len(w.blocks) >= w.maxBlocks || w.bytes >= w.maxBytes)
+}
+
+// read is the window's reader: the entries up to target in blocks of
+// batch, as each feeder's catch-up read them (a Tolerant reader without a
+// problem report: the rebuild's first pass reported them).
+func (w *window) read() {
+	r, err := wire.Open(w.path)
+	var tr *wire.Tolerant
+	if err == nil {
+		tr = wire.NewTolerant(r, nil)
+		defer tr.Close()
+	} else {
+		err = fmt.Errorf("catch up from wire log: %w", err)
+	}
+	var seq uint64
+	for err == nil && seq < w.target {
+		w.mu.Lock()
+		for w.full() && !w.closed {
+			w.cond.Wait()
+		}
+		closed := w.closed
+		w.mu.Unlock()
+		if closed {
+			return
+		}
+		blk := windowBlock{entries: make([]wire.Entry, 0, min(w.batch, int(w.target-seq)))}
+		for seq < w.target && len(blk.entries) < w.batch {
+			e, rerr := tr.Next()
+			if rerr != nil {
+				err = fmt.Errorf("read wire log at seq %d: %w", seq+1, rerr)
+				break
+			}
+			if e.Seq <= seq {
+				continue
+			}
+			blk.entries = append(blk.entries, e)
+			blk.bytes += len(e.Line)
+			seq = e.Seq
+		}
+		if err != nil {
+			break // a partial block is not mapped: the feeder gives up after the last whole one
+		}
+		w.mu.Lock()
+		w.blocks = append(w.blocks, blk)
+		w.bytes += blk.bytes
+		w.peak = max(w.peak, len(w.blocks))
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	}
+	w.mu.Lock()
+	w.done, w.err = true, err
+	w.cond.Broadcast()
+	w.mu.Unlock()
+}
