@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -60,7 +61,7 @@ func appendStringValid(dst, s []byte) (_ []byte, ok bool) { return appendJSONStr
 // appendJSONString is one pass over s. Capture escapes every line the tee forwards, so
 // the bytes are stored one by one into room made beforehand (one output byte per input
 // byte, plus what the escapes add) rather than appended run by run, and a word of eight
-// bytes that all go in as they are (plainMask) is stored at once: a JSON-RPC line has a
+// bytes that all go in as they are (jsonscan.EscapeMask) is stored at once: a JSON-RPC line has a
 // quote every few bytes, the text inside it long runs without one.
 func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 	dst = slices.Grow(dst, len(s)+len(s)/4+2) // a JSON-RPC line escapes some 10-15 % of its bytes
@@ -73,7 +74,7 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 			// as they are, up to the first that does not (the lowest bit of the mask).
 			x := binary.LittleEndian.Uint64(s[i:])
 			binary.LittleEndian.PutUint64(out[n:], x)
-			m := plainMask(x)
+			m := jsonscan.EscapeMask(x)
 			if m == 0 {
 				i, n = i+8, n+8
 				continue
@@ -136,17 +137,6 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 	}
 	out[n] = '"'
 	return out[:n+1], true
-}
-
-// plainMask has the high bit set of each byte of the little-endian word x that does not
-// go into a JSON string as it is (class not 0): below 0x20, a quote, a backslash, 0x80 and
-// up. 0 means all eight go in as they are. A borrow can only set a bit above a byte that
-// is one of them, so the lowest bit set is the first such byte.
-func plainMask(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (ones * '"')
-	b := x ^ (ones * '\\')
-	return ((x - ones*0x20) | (q-ones)&^q | (b-ones)&^b | x) & highs
 }
 
 // minB64Line is the shortest valid UTF-8 line escapesLonger may send to

@@ -90,7 +90,7 @@ func BenchmarkAppendString(b *testing.B) {
 	}
 }
 
-// appendJSONStringByByte is the escaper before plainMask, byte by byte: the oracle of
+// appendJSONStringByByte is the escaper before jsonscan.EscapeMask, byte by byte: the oracle of
 // FuzzAppendStringSameAsByByte and the baseline of BenchmarkEscapeLine.
 func appendJSONStringByByte(dst, s []byte, check bool) (_ []byte, ok bool) {
 	dst = append(dst, '"')

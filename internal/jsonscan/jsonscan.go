@@ -77,6 +77,12 @@ func specialMask(x uint64) uint64 {
 	return ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
+// EscapeMask has the high bit of a byte of the little-endian word x set where x may hold a
+// byte a JSON string does not hold as it is, or one beyond ASCII: '"', '\\', below 0x20,
+// 0x80 and up. Its lowest set bit is exact (the first such byte), and 0 means none of the
+// eight is one: the one word-at-a-time test of the project's encoders and scanners.
+func EscapeMask(x uint64) uint64 { return specialMask(x) | x&0x8080808080808080 }
+
 // ValueEnd returns the index after the JSON value that starts at b[i]. A
 // string ends at its closing quote, an object or array at its matching
 // bracket (strings inside skipped); a number or literal ends at the next

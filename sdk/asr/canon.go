@@ -125,7 +125,7 @@ func canonString(dst, q []byte) []byte {
 // characters, \u2028 and \u2029). A string with no escape is plainString.
 func canonEscaped(s []byte) bool {
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
 			i += 8
 		}
 		if i >= len(s) {
@@ -191,7 +191,7 @@ func hexVal(c byte) byte {
 // invalid UTF-8, U+2028 and U+2029.
 func plainString(s []byte) bool {
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
 			i += 8
 		}
 		if i >= len(s) {
@@ -214,14 +214,6 @@ func plainString(s []byte) bool {
 	return true
 }
 
-// plain8 reports whether none of the eight bytes of x is a control
-// character, '"', '\\' or beyond ASCII.
-func plain8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return x&highs == 0 && (x-0x20*ones)&^x&highs == 0 && zero(x^('"'*ones)) == 0 && zero(x^('\\'*ones)) == 0
-}
-
 // encodeString appends s as encoding/json writes a string without HTML
 // escaping.
 func encodeString(dst []byte, s string) []byte {
@@ -231,8 +223,8 @@ func encodeString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while all are printable ASCII other than
 		// '"' and '\\' (copied as they are).
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+		for i+8 <= len(s) && jsonscan.EscapeMask(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) == 0 {
 			i += 8
 		}
 		if i >= len(s) {
