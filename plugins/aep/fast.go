@@ -42,7 +42,7 @@ import (
 // what parseMsg would return, the head read from the tape; otherwise the
 // caller parses f.
 func (c *conn) fastFrame(f *sdk.Frame) (handled bool, m msg, err error, parsed bool) {
-	if c.slowOnly || !utf8.Valid(f.Data) || !c.tape.Parse(f.Data) {
+	if c.slowOnly || !c.tape.Parse(f.Data) || !c.tape.ValidUTF8() { // the tape checks UTF-8 as it parses
 		c.tape.Release()
 		return false, msg{}, nil, false
 	}
