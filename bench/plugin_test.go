@@ -61,6 +61,46 @@ func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 	return n + len(outs)
 }
 
+// mapAllPipelined is mapAll with two batches in flight, as the host's offline feeders send
+// them (pluginwire's remote sessions: Submit, then Collect the oldest).
+func mapAllPipelined(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
+	b.Helper()
+	ctx := context.Background()
+	sess, err := m.Start(ctx, sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl",
+		Input: acpv2.Input, Mode: sdk.ModeRecord})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps, ok := sess.(interface {
+		Submit(ctx context.Context, frames []sdk.Frame) error
+		Collect(ctx context.Context) ([]sdk.Output, error)
+	})
+	if !ok {
+		b.Fatalf("%T has no pipelined batches", sess)
+	}
+	n, inFlight := 0, 0
+	for len(frames) > 0 || inFlight > 0 {
+		if len(frames) > 0 && inFlight < 2 {
+			k := min(batch, len(frames))
+			if err := ps.Submit(ctx, frames[:k]); err != nil {
+				b.Fatal(err)
+			}
+			frames, inFlight = frames[k:], inFlight+1
+			continue
+		}
+		outs, err := ps.Collect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, inFlight = n+len(outs), inFlight-1
+	}
+	outs, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n + len(outs)
+}
+
 // BenchmarkPluginFrames maps a synthetic ACP v2 session of
 // ACPTAP_BENCH_UPDATES session/update lines (after initialize, session/new
 // and session/prompt) in batches of 256 frames through the acpv2 mapper
@@ -69,6 +109,7 @@ func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 //	inproc   acpv2.New() called directly
 //	grpc     the same over real gRPC and protobuf in this process (pluginwire.ServeInProcess)
 //	process  the acptap binary started as the built-in plugin (pluginhost.Launch, go-plugin)
+//	pipelined  the same process with two batches in flight, as the host's offline feeders send them
 //
 // It reports frames/s of each, process/inproc, the plugin's launch time,
 // and for reference the host's own per-line rates on the way to a plugin:
@@ -79,7 +120,7 @@ func BenchmarkPluginFrames(b *testing.B) {
 	acptap, _ := binaries(b)
 	frames := benchFrames()
 	const batch = 256
-	var tIn, tGRPC, tProc, tFB, tWrite, tRead, launch time.Duration
+	var tIn, tGRPC, tProc, tPipe, tFB, tWrite, tRead, launch time.Duration
 	outs := 0
 	for b.Loop() {
 		t0 := time.Now()
@@ -115,6 +156,20 @@ func BenchmarkPluginFrames(b *testing.B) {
 		tProc += time.Since(t0)
 		inst.Kill()
 
+		// The same process, driven as the host drives it offline (rebuild, convert, the
+		// finisher): the next batch sent while the plugin maps the one before.
+		inst, err = pluginhost.Launch(context.Background(),
+			pluginhost.Spec{Name: acpv2.Name, Builtin: true, Path: acptap}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		if n := mapAllPipelined(b, inst.Mapper, frames, batch); n != outs {
+			b.Fatalf("process, pipelined: %d outputs, in process %d", n, outs)
+		}
+		tPipe += time.Since(t0)
+		inst.Kill()
+
 		dirs, lines := sessionLines(framesTurns)
 		t0 = time.Now()
 		fb := pluginwire.NewFrameBuilder()
@@ -138,6 +193,8 @@ func BenchmarkPluginFrames(b *testing.B) {
 	b.ReportMetric(rate(tGRPC), "grpc-frames/s")
 	b.ReportMetric(rate(tProc), "process-frames/s")
 	b.ReportMetric(rate(tProc)/rate(tIn), "ratio")
+	b.ReportMetric(rate(tPipe), "pipelined-frames/s")
+	b.ReportMetric(rate(tPipe)/rate(tIn), "pipelined-ratio")
 	b.ReportMetric(rate(tGRPC)/rate(tIn), "grpc-ratio")
 	b.ReportMetric(rate(tFB), "framebuilder-frames/s")
 	b.ReportMetric(rate(tWrite), "wirelog-append-frames/s")
