@@ -36,15 +36,22 @@ func benchFrames() []sdk.Frame {
 	return framesCache
 }
 
-// mapAll maps frames in batches and finishes; it returns the output count.
-func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
+// startBench starts the benchmarks' acpv2 session on m.
+func startBench(b *testing.B, m sdk.Mapper) sdk.Session {
 	b.Helper()
-	ctx := context.Background()
-	sess, err := m.Start(ctx, sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl",
+	sess, err := m.Start(context.Background(), sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl",
 		Input: acpv2.Input, Mode: sdk.ModeRecord})
 	if err != nil {
 		b.Fatal(err)
 	}
+	return sess
+}
+
+// mapAll maps frames in batches and finishes; it returns the output count.
+func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
+	b.Helper()
+	ctx := context.Background()
+	sess := startBench(b, m)
 	n := 0
 	for len(frames) > 0 {
 		k := min(batch, len(frames))
@@ -66,11 +73,7 @@ func mapAll(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 func mapAllPipelined(b *testing.B, m sdk.Mapper, frames []sdk.Frame, batch int) int {
 	b.Helper()
 	ctx := context.Background()
-	sess, err := m.Start(ctx, sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl",
-		Input: acpv2.Input, Mode: sdk.ModeRecord})
-	if err != nil {
-		b.Fatal(err)
-	}
+	sess := startBench(b, m)
 	ps, ok := sess.(interface {
 		Submit(ctx context.Context, frames []sdk.Frame) error
 		Collect(ctx context.Context) ([]sdk.Output, error)

@@ -115,7 +115,8 @@ func TestSlabPartsHoldTheSlab(t *testing.T) {
 }
 
 // TestSpoolOfManyArenaChunks: a spool of more arena records than one writev takes
-// (IOV_MAX) is written to a file whole and read back in place, chunk for chunk.
+// (IOV_MAX) is written to a file whole and read back in place, chunk for chunk, in order:
+// the native capture (ASR-723) keeps every frame handed over at the exit.
 func TestSpoolOfManyArenaChunks(t *testing.T) {
 	a, err := NewArena(64 * BufferSize)
 	if err != nil {

@@ -428,6 +428,8 @@ func TestRunDropsChunksTruthfully(t *testing.T) {
 // editor line comes before its echo (it is queued before it is forwarded), although the two
 // directions are copied by different goroutines.
 //
+// The wire log is the native capture of the frames in order (ASR-723).
+//
 // With a doorbell (Config.Doorbell), a receiver that waits only on the bell gets every
 // chunk while the tee runs (each line's chunks are seen before the next line is sent), and
 // the queue's close.

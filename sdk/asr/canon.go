@@ -123,7 +123,16 @@ func canonString(dst, q []byte) []byte {
 // without U+2028 and U+2029, and only the escapes encodeString writes
 // (\" \\ \b \f \n \r \t, \u00xx in lower-case hex for the other control
 // characters, \u2028 and \u2029). A string with no escape is plainString.
-func canonEscaped(s []byte) bool {
+func canonEscaped(s []byte) bool { return scanCanon(s, true) }
+
+// plainString reports whether s (a string's bytes between the quotes) has
+// no backslash and nothing encoding/json escapes: control characters,
+// invalid UTF-8, U+2028 and U+2029.
+func plainString(s []byte) bool { return scanCanon(s, false) }
+
+// scanCanon is canonEscaped, or with escapes false plainString: one scan
+// for both, a backslash refused at once when no escape may appear.
+func scanCanon(s []byte, escapes bool) bool {
 	for i := 0; i < len(s); {
 		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
 			i += 8
@@ -135,7 +144,7 @@ func canonEscaped(s []byte) bool {
 		if c < utf8.RuneSelf {
 			switch {
 			case c == '\\':
-				if i+1 >= len(s) {
+				if !escapes || i+1 >= len(s) {
 					return false
 				}
 				switch s[i+1] {
@@ -184,34 +193,6 @@ func hexVal(c byte) byte {
 		return c - '0'
 	}
 	return c - 'a' + 10
-}
-
-// plainString reports whether s (a string's bytes between the quotes) has
-// no backslash and nothing encoding/json escapes: control characters,
-// invalid UTF-8, U+2028 and U+2029.
-func plainString(s []byte) bool {
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '\\' || c == '"' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += size
-	}
-	return true
 }
 
 // encodeString appends s as encoding/json writes a string without HTML
