@@ -26,9 +26,11 @@ type WireScan struct {
 	// mapped the connection when it was recorded.
 	Revision *wire.Revision
 	// MayScrub is false when no line of the log can be one the recorder's
-	// scrubber (ASR-712) would change: no client-to-agent frame names
-	// mcpServers and every line was read (none skipped, no torn tail). A
-	// copy scrubbed line by line is then the same bytes as the file.
+	// scrubber (ASR-712) would change: no client-to-agent frame that names
+	// mcpServers is changed by wire.Scrub (an empty list, or the word in
+	// a text, is left as it is) and every line was read (none skipped, no
+	// torn tail). A copy scrubbed line by line is then the same bytes as
+	// the file.
 	MayScrub bool
 
 	path    string
@@ -107,7 +109,9 @@ func ScanWire(path string) (*WireScan, error) {
 		case wire.TypeFrame:
 			// A line that names mcpServers in its bytes names it decoded (no
 			// escape spells a letter of it); the scrubber looks at no other.
-			s.MayScrub = s.MayScrub || e.Dir == sdk.C2A && bytes.Contains(e.Line, mcpServersKey)
+			if !s.MayScrub && e.Dir == sdk.C2A && bytes.Contains(e.Line, mcpServersKey) {
+				_, s.MayScrub = wire.Scrub(e.Line)
+			}
 			s.frames++
 			nframes++
 			if nframes <= maxDetectLines+1 && detectorReads(e.Dir, e.Line) {

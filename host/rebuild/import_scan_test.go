@@ -26,7 +26,9 @@ func TestImportWholeCopyOnlyWhenNothingScrubs(t *testing.T) {
 	}{
 		{"plain", nil, prompt, false},
 		{"a2c names mcpServers", nil, "", false},
-		{"c2a names mcpServers", nil, plain, true},
+		{"c2a names mcpServers in a text", nil, plain, false},
+		{"c2a with no MCP server", nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`, false},
+		{"c2a with an MCP server", nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[{"name":"x","command":"x","args":[],"env":[]}]}}`, true},
 		{"c2a with a secret", nil, secret, true},
 		{"torn tail", func(b []byte) []byte { return append(b, `{"type":"frame","seq":9,"mcpServers`...) }, prompt, true},
 		{"bad line", func(b []byte) []byte { return append(b, "{bad mcpServers\n"...) }, prompt, true},

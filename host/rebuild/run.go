@@ -152,7 +152,20 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			}
 		}
 	}
-	for _, f := range req.Files {
+	// A log from outside the store is copied in while it is scanned (the
+	// copy is used when the scan shows it needs no scrubbing).
+	var early []*earlyCopy
+	defer func() {
+		for _, e := range early {
+			e.discard() // those not taken; a taken one is gone from tmp
+		}
+	}()
+	for i, f := range req.Files {
+		var cp *earlyCopy
+		if id, ok := wireConnection(f); ok && byID[id] == nil && earlyImport {
+			cp = startCopy(f, filepath.Join(tmp, fmt.Sprintf("import-%d-%d.jsonl", time.Now().UnixNano(), i)))
+			early = append(early, cp)
+		}
 		c, err := scanConn(f)
 		if err != nil {
 			problem("%s: %s", f, err)
@@ -161,6 +174,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		switch have := byID[c.ID()]; {
 		case have == nil:
 			c.Import = true
+			c.early = cp
 			conns = append(conns, c)
 			byID[c.ID()] = c
 		case have.Path == c.Path:
@@ -264,11 +278,24 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 		before[s] = stamps(files)
 	}
+	// The imports copied are synced beside the scan and the mapping, and
+	// waited for before the commit.
+	var synced []*earlyCopy
+	defer func() {
+		for _, e := range synced {
+			e.wait()
+		}
+	}()
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			changed, err := importWireScanned(c.Path, dst, c.Scan)
-			if err != nil {
+			var changed bool
+			if c.early != nil {
+				if changed, err = c.early.take(dst); err != nil {
+					return nil, err
+				}
+				synced = append(synced, c.early)
+			} else if changed, err = importWireScanned(c.Path, dst, c.Scan); err != nil {
 				return nil, err
 			}
 			c.Path = dst
@@ -351,6 +378,11 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			j.Moves = append(j.Moves, move{From: c.Path, To: o.Store.WirePath(c.ID())})
+		}
+	}
+	for _, e := range synced {
+		if err := e.wait(); err != nil {
+			return nil, err
 		}
 	}
 	ok = true // from here the journal decides: a failed apply is finished by the next rebuild
@@ -461,9 +493,21 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	return n, nil
 }
 
+// earlyImport off: a log from outside the store is copied in after the
+// planning, synced, as before (tests compare).
+var earlyImport = true
+
+// stagingBuffer is how many bytes of lines each staging file gathers
+// before a write (storesink.Sink.Buffer): the staging store is read only
+// by later connections of the rebuild, after this one's sink is closed,
+// and swapped in after every sink is. 0 writes each line at once (tests
+// compare).
+var stagingBuffer = 64 << 10
+
 // mapConn maps one connection into the staging store.
 func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Result, stale map[string]int, want map[string]bool) (uint64, error) {
 	sink := storesink.New(st2, o.Pipeline.Logger)
+	sink.Buffer = stagingBuffer
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true

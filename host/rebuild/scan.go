@@ -29,6 +29,8 @@ type Conn struct {
 	// Scan is the planning pass over the log, which the connection's
 	// pipeline takes its first pass from (pipeline.Options.Scan).
 	Scan *pipeline.WireScan
+	// early is the copy of an imported log started beside its scan.
+	early *earlyCopy
 }
 
 // ID is the connection id.
@@ -58,6 +60,17 @@ func scanConn(path string) (*Conn, error) {
 		return nil, err
 	}
 	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: scan.Sessions, Size: fi.Size(), Scan: scan}, nil
+}
+
+// wireConnection reads the connection id from a wire log's header.
+func wireConnection(path string) (string, bool) {
+	r, err := wire.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer r.Close()
+	id := r.Header().Connection
+	return id, id != ""
 }
 
 // storeWire lists the wire logs under dir (<store>/wire), sorted by name.

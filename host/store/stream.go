@@ -40,6 +40,65 @@ type StreamWriter struct {
 	lines int
 	buf   []byte
 	err   error
+	// hold > 0 (SetBuffer): lines gather in pend and go out in one write
+	// once pend reaches hold bytes, and at Flush, Sync, Release and Close.
+	hold int
+	pend []byte
+}
+
+// SetBuffer makes the writer gather lines and write them n bytes at a
+// time (0: one write per line, the default), for a file nobody reads
+// until the writer is flushed or closed — a rebuild's staging outputs,
+// which are swapped in only after every writer closed. A line over the
+// buffer is written at once (after what is gathered). Lines still counts
+// every line accepted; a failed write of gathered lines is returned by the
+// call that made it (a later WriteLine, Flush, Sync, Release or Close) and
+// is sticky, as after any failed write.
+func (w *StreamWriter) SetBuffer(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hold = max(n, 0)
+}
+
+// Flush writes the lines gathered (SetBuffer).
+func (w *StreamWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flush()
+}
+
+// flush writes pend; called with mu held.
+func (w *StreamWriter) flush() error {
+	if len(w.pend) == 0 {
+		return nil
+	}
+	if w.err != nil {
+		w.pend = w.pend[:0] // lost with the write that failed (its error was returned)
+		return fmt.Errorf("write %s: %w", w.path, w.err)
+	}
+	if err := w.reopen(); err != nil {
+		return err
+	}
+	_, err := w.f.Write(w.pend)
+	w.pend = w.pend[:0]
+	if err != nil {
+		w.err = err
+		return fmt.Errorf("write %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// reopen opens the file again after Release; called with mu held.
+func (w *StreamWriter) reopen() error {
+	if w.f != nil {
+		return nil
+	}
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, private.FileMode)
+	if err != nil {
+		return fmt.Errorf("write %s: reopen: %w", w.path, err) // not sticky: nothing was written
+	}
+	w.f = f
+	return nil
 }
 
 // bigLine: longer lines are written without a copy (see WriteLine).
@@ -124,12 +183,19 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 	if w.err != nil {
 		return fmt.Errorf("write %s: %w", w.path, w.err)
 	}
-	if w.f == nil {
-		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, private.FileMode)
-		if err != nil {
-			return fmt.Errorf("write %s: reopen: %w", w.path, err) // not sticky: nothing was written
+	if w.hold > 0 && len(line) < w.hold {
+		w.pend = append(append(w.pend, line...), '\n')
+		w.lines++
+		if len(w.pend) >= w.hold {
+			return w.flush()
 		}
-		w.f = f
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if err := w.reopen(); err != nil {
+		return err
 	}
 	var err error
 	if len(line) > bigLine {
@@ -168,6 +234,9 @@ func (w *StreamWriter) Sync() error {
 	if w.err != nil {
 		return w.err
 	}
+	if err := w.flush(); err != nil {
+		return err
+	}
 	if w.f == nil {
 		return syncPath(w.path)
 	}
@@ -178,15 +247,19 @@ func (w *StreamWriter) Sync() error {
 func (w *StreamWriter) Release() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil || errors.Is(w.err, errClosed) {
+	if errors.Is(w.err, errClosed) {
 		return nil
+	}
+	ferr := w.flush()
+	if w.f == nil {
+		return ferr
 	}
 	f := w.f
 	w.f = nil
-	if err := f.Close(); err != nil {
+	if err := f.Close(); err != nil && ferr == nil {
 		return fmt.Errorf("release %s: %w", w.path, err)
 	}
-	return nil
+	return ferr
 }
 
 // Open reports whether the writer holds a file descriptor.
@@ -212,12 +285,13 @@ func (w *StreamWriter) Close() error {
 	if errors.Is(w.err, errClosed) {
 		return nil
 	}
+	ferr := w.flush()
 	w.err = errClosed
 	if w.f == nil {
-		return nil
+		return ferr
 	}
-	if err := w.f.Close(); err != nil {
+	if err := w.f.Close(); err != nil && ferr == nil {
 		return fmt.Errorf("close %s: %w", w.path, err)
 	}
-	return nil
+	return ferr
 }

@@ -58,6 +58,15 @@ type Sink struct {
 	// and reopened when its next line comes.
 	MaxOpen int
 
+	// Buffer, when > 0, makes every file the sink writes gather its lines
+	// and write them Buffer bytes at a time (store.StreamWriter.SetBuffer)
+	// instead of one write per line: for outputs nobody reads before Close
+	// (a rebuild's staging store: a connection's sessions are observed
+	// before its first output, only the lines observed then are read as
+	// their prior streams, and the earlier connections' sinks are closed
+	// by then).
+	Buffer int
+
 	mu      sync.Mutex
 	writers map[streamKey]*store.StreamWriter
 	open    map[streamKey]uint64 // writers holding a descriptor → last use
@@ -218,6 +227,9 @@ func (s *Sink) writer(k streamKey, primary bool) (*store.StreamWriter, error) {
 	}
 	if rep != nil {
 		s.log.Warn("torn tail repaired: the bytes after the last LF were moved aside", "file", rep.Path, "bytes", rep.Bytes, "backup", rep.Backup)
+	}
+	if s.Buffer > 0 {
+		w.SetBuffer(s.Buffer)
 	}
 	s.writers[k] = w
 	s.paths = append(s.paths, w.Path())

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -119,11 +121,30 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 	j := 0
 	i := 0
 	for {
+		// Eight bytes at a time while none needs a look (EscapeMask: '"',
+		// '\\', below 0x20, 0x80 and up): each word is stored whole at out[j:]
+		// — j <= i, so out (len(p) bytes) has room — and the bytes past the
+		// first special one are overwritten by what follows.
 		k := i
+		for k+8 <= len(p) {
+			x := binary.LittleEndian.Uint64(p[k:])
+			binary.LittleEndian.PutUint64(out[j:], x)
+			// jsonscan.EscapeMask, by hand (the call is not inlined here).
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
+			q, bs := x^('"'*ones), x^('\\'*ones)
+			if m := ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs | x) & highs; m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				k, j = k+n, j+n
+				goto special
+			}
+			k, j = k+8, j+8
+		}
+		i = k
 		for k < len(p) && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\' && p[k] < 0x80 {
 			k++
 		}
 		j += copy(out[j:], p[i:k])
+	special:
 		if k == len(p) {
 			return e, false
 		}

@@ -1,10 +1,13 @@
 package wire
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acptap/acptap/sdk"
 )
@@ -82,4 +85,40 @@ func FuzzFastDecode(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkFast(t, line) })
+}
+
+// The word-at-a-time scan of the line's plain bytes: lines with a byte
+// that needs a look at every offset of a word, of every length around the
+// word's size, decode as encoding/json decodes them, and every line the
+// Writer writes takes the fast path.
+func TestFastDecodeWordBoundaries(t *testing.T) {
+	specials := []string{`"`, `\`, "\n", "\t", "\x01", "é", "日", "🎉", "\u2028", "\xff", "/", "\x7f"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 40; n++ {
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				for range 3 {
+					b := make([]byte, 0, n+8)
+					for i := 0; i < n; i++ {
+						if i == at {
+							b = append(b, sp...)
+						}
+						b = append(b, byte('a'+r.IntN(26)))
+					}
+					if r.IntN(4) == 0 {
+						b = append(b, specials[r.IntN(len(specials))]...)
+					}
+					e := Entry{Type: TypeFrame, Seq: 9, Dir: sdk.A2C, Line: b}
+					line, err := appendEntry(nil, &e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					line = line[:len(line)-1]
+					if !checkFast(t, line) && utf8.Valid(b) && bytes.HasPrefix(line, fastFrameHead) {
+						t.Fatalf("%q: the Writer's line does not take the fast path", line)
+					}
+				}
+			}
+		}
+	}
 }
