@@ -176,6 +176,10 @@ func sum(m map[string]int) int {
 // (not found, unreadable, not an ACP v1 log, no ACP line at all).
 var ErrNotReadable = errors.New("input not converted")
 
+// prelaunchPlugins off: the pipeline launches its plugins when it starts
+// (tests compare).
+var prelaunchPlugins = true
+
 // Connection names the wire log of an input with the given SHA-256.
 func Connection(sum []byte) string {
 	return ConnectionPrefix + hex.EncodeToString(sum)[:12]
@@ -239,6 +243,13 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		}
 	}
 
+	if opts.Pipeline.Launch != nil && prelaunchPlugins {
+		// The plugins start while the input is detected and digested (the
+		// pipeline's revision is forced: these are the ones it attaches).
+		pre := prelaunch(context.WithoutCancel(ctx), opts.Pipeline.Launch, opts.Pipeline.Revisions[opts.From])
+		defer pre.close()
+		opts.Pipeline.Launch = pre.Launch
+	}
 	format, gz, wireHdr, err := detect(path, opts.MaxLine)
 	if err != nil {
 		return res, notReadable(err)
@@ -304,7 +315,20 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 
 	readErr := feed(ctx, path, format, size, sum, opts, res, items)
 	close(items)
+	// The wire log is written to its end once capture is done; its
+	// writeback starts then, beside the plugins' mapping, so that the
+	// synced close at the end (p.Wait) has little left to wait for.
+	early := make(chan struct{})
+	go func() {
+		defer close(early)
+		<-p.CaptureDone()
+		if f, err := os.OpenFile(res.WirePath, os.O_WRONLY, 0); err == nil {
+			f.Sync() // an error is the close's to report
+			f.Close()
+		}
+	}()
 	stats, werr := p.Wait()
+	<-early
 	serr := sink.Close()
 
 	res.Revision, res.Plugins, res.Sessions = stats.Revision, stats.Plugins, stats.Sessions
