@@ -25,12 +25,14 @@ type WireScan struct {
 	// Revision is the log's last revision entry, if any: the plugins that
 	// mapped the connection when it was recorded.
 	Revision *wire.Revision
-	// MayScrub is false when no line of the log can be one the recorder's
-	// scrubber (ASR-712) would change: no client-to-agent frame that names
-	// mcpServers is changed by wire.Scrub (an empty list, or the word in
-	// a text, is left as it is) and every line was read (none skipped, no
-	// torn tail). A copy scrubbed line by line is then the same bytes as
-	// the file.
+	// MayScrub is false when no line of the log can be one an import's
+	// scrubbing (ASR-712: rebuild's scrubLine) would change: every line was
+	// read (none skipped, no torn tail) and every client-to-agent frame
+	// whose line names mcpServers is left as it is — wire.Scrub changes
+	// nothing in it (an empty list, the word in a text, a server scrubbed
+	// when it was recorded), or its line is what wire.EncodeEntry writes
+	// for it. A copy scrubbed line by line is then the same bytes as the
+	// file.
 	MayScrub bool
 
 	path    string
@@ -109,8 +111,8 @@ func ScanWire(path string) (*WireScan, error) {
 		case wire.TypeFrame:
 			// A line that names mcpServers in its bytes names it decoded (no
 			// escape spells a letter of it); the scrubber looks at no other.
-			if !s.MayScrub && e.Dir == sdk.C2A && bytes.Contains(e.Line, mcpServersKey) {
-				_, s.MayScrub = wire.Scrub(e.Line)
+			if !s.MayScrub && e.Dir == sdk.C2A && bytes.Contains(r.Raw(), mcpServersKey) {
+				s.MayScrub = scrubChanges(r.Raw(), e)
 			}
 			s.frames++
 			nframes++
@@ -126,6 +128,20 @@ func ScanWire(path string) (*WireScan, error) {
 }
 
 var mcpServersKey = []byte("mcpServers")
+
+// scrubChanges says whether an import would write a client-to-agent frame
+// entry whose line (raw, as in the file, without its LF) names mcpServers
+// other than it is (rebuild's scrubLine): when the scrubber changes the
+// frame, the entry is encoded again (wire.EncodeEntry scrubs it), which
+// gives the line itself when the recorder wrote it (a server scrubbed as
+// it was recorded).
+func scrubChanges(raw []byte, e wire.Entry) bool {
+	if _, changed := wire.Scrub(e.Line); !changed {
+		return false
+	}
+	enc, err := wire.EncodeEntry(e)
+	return err != nil || !bytes.Equal(bytes.TrimSuffix(enc, []byte("\n")), raw)
+}
 
 // detectorReads says whether revisionDetector.observe could do more with
 // the line than count it.
@@ -143,6 +159,14 @@ func (s *WireScan) Size() int64 { return s.size }
 func (s *WireScan) fits(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && path == s.path && fi.Size() == s.size && fi.ModTime().Equal(s.modTime)
+}
+
+// Unchanged says whether the file at path is still the one scanned: of the
+// size and modification time the scan saw (rebuild checks a log it maps
+// from where it lies once it has copied it).
+func (s *WireScan) Unchanged(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() == s.size && fi.ModTime().Equal(s.modTime)
 }
 
 // ForCopy returns the scan for a byte-for-byte copy of the file scanned

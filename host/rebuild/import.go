@@ -42,11 +42,6 @@ func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, 
 	if scan != nil && !scan.MayScrub {
 		return false, copyWire(src, dst, scan)
 	}
-	return importLines(src, dst, true)
-}
-
-// importLines is the import line by line (scrubbing), synced or not.
-func importLines(src, dst string, sync bool) (changed bool, err error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return false, fmt.Errorf("import %s: %w", src, err)
@@ -89,7 +84,7 @@ func importLines(src, dst string, sync bool) (changed bool, err error) {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil && sync {
+	if err == nil {
 		err = out.Sync()
 	}
 	if cerr := out.Close(); err == nil {
@@ -166,86 +161,34 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 	return nil
 }
 
-// earlyCopy is the import of a wire log from outside the store (line by
-// line, scrubbed: importLines), started before the log is scanned so that
-// the two run side by side — a rebuild's planning waits for the scan, its
-// mapping for the copy. It lands in a file of its own under <store>/tmp;
-// take moves it to the staging store, discard removes it.
-type earlyCopy struct {
-	tmp     string
-	done    chan struct{}
-	changed bool
-	err     error
-	synced  chan struct{}
-	serr    error
-	dst     string // where take moved it
+// bgCopy is the copy of a wire log from outside the store that is the
+// file's bytes (WireScan.MayScrub false), made beside the mapping, which
+// reads the file where it lies: the copy, then its sync. The file must be
+// the one scanned from the scan to the copy's end (same size and
+// modification time), or the copy fails — and the rebuild with it, before
+// anything is swapped in: its outputs were mapped from what was scanned.
+type bgCopy struct {
+	done chan struct{}
+	err  error
 }
 
-// startCopy starts importing src to tmp (created, never overwritten), not
-// synced.
-func startCopy(src, tmp string) *earlyCopy {
-	c := &earlyCopy{tmp: tmp, done: make(chan struct{}), synced: make(chan struct{})}
+// startCopy starts copying src to dst.
+func startCopy(src, dst string, scan *pipeline.WireScan) *bgCopy {
+	c := &bgCopy{done: make(chan struct{})}
 	go func() {
-		defer close(c.synced)
-		c.changed, c.err = importLines(src, tmp, false)
-		close(c.done)
-		if c.err == nil {
-			// Synced at once, by an fd of its own (a rename does not end it),
-			// so that the writeback runs beside the scan rather than in
-			// the way of the rebuild's first synced write.
-			c.serr = syncFile(tmp)
+		defer close(c.done)
+		err := copyWire(src, dst, scan) // synced
+		if err == nil && !scan.Unchanged(src) {
+			os.Remove(dst)
+			err = fmt.Errorf("import %s: the file changed while it was mapped", src)
 		}
+		c.err = err
 	}()
 	return c
 }
 
-// discard waits for the copy and removes it.
-func (c *earlyCopy) discard() {
-	if c == nil {
-		return
-	}
-	<-c.synced
-	os.Remove(c.tmp)
-}
-
-// take waits for the copy and moves it to dst (the path it is known by
-// from then on); changed says whether a line was changed (as
-// importWireChanged). The copy is not durable until sync's wait returns.
-// On an error the copy is removed.
-func (c *earlyCopy) take(dst string) (changed bool, err error) {
+// wait waits for the copy; its error, if any.
+func (c *bgCopy) wait() error {
 	<-c.done
-	err = c.err
-	if err == nil {
-		err = private.MkdirAll(filepath.Dir(dst))
-	}
-	if err == nil {
-		err = os.Rename(c.tmp, dst)
-	}
-	if err != nil {
-		os.Remove(c.tmp)
-		return false, err
-	}
-	c.dst = dst
-	return c.changed, nil
-}
-
-// wait waits for the copy taken to be durable.
-func (c *earlyCopy) wait() error {
-	<-c.synced
-	if c.serr != nil {
-		return fmt.Errorf("import %s: %w", c.dst, c.serr)
-	}
-	return nil
-}
-
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return c.err
 }

@@ -28,8 +28,11 @@ func TestImportWholeCopyOnlyWhenNothingScrubs(t *testing.T) {
 		{"a2c names mcpServers", nil, "", false},
 		{"c2a names mcpServers in a text", nil, plain, false},
 		{"c2a with no MCP server", nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`, false},
-		{"c2a with an MCP server", nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[{"name":"x","command":"x","args":[],"env":[]}]}}`, true},
+		{"c2a with an MCP server, scrubbed as it was written", nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[{"name":"x","command":"x","args":["-v"],"env":[{"name":"T","value":"v"}]}]}}`, false},
 		{"c2a with a secret", nil, secret, true},
+		{"c2a with an MCP server scrubbed, in another layout", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`{"type":"frame","seq":1,`), []byte(`{"seq":1,"type":"frame",`), 1)
+		}, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[{"name":"x","command":"x","args":["-v"],"env":[]}]}}`, true},
 		{"torn tail", func(b []byte) []byte { return append(b, `{"type":"frame","seq":9,"mcpServers`...) }, prompt, true},
 		{"bad line", func(b []byte) []byte { return append(b, "{bad mcpServers\n"...) }, prompt, true},
 		{"bad line, no key", func(b []byte) []byte { return append(b, "{bad\n"...) }, prompt, true},

@@ -152,20 +152,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			}
 		}
 	}
-	// A log from outside the store is copied in while it is scanned (the
-	// copy is used when the scan shows it needs no scrubbing).
-	var early []*earlyCopy
-	defer func() {
-		for _, e := range early {
-			e.discard() // those not taken; a taken one is gone from tmp
-		}
-	}()
-	for i, f := range req.Files {
-		var cp *earlyCopy
-		if id, ok := wireConnection(f); ok && byID[id] == nil && earlyImport {
-			cp = startCopy(f, filepath.Join(tmp, fmt.Sprintf("import-%d-%d.jsonl", time.Now().UnixNano(), i)))
-			early = append(early, cp)
-		}
+	for _, f := range req.Files {
 		c, err := scanConn(f)
 		if err != nil {
 			problem("%s: %s", f, err)
@@ -174,7 +161,6 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		switch have := byID[c.ID()]; {
 		case have == nil:
 			c.Import = true
-			c.early = cp
 			conns = append(conns, c)
 			byID[c.ID()] = c
 		case have.Path == c.Path:
@@ -278,24 +264,27 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 		before[s] = stamps(files)
 	}
-	// The imports copied are synced beside the scan and the mapping, and
-	// waited for before the commit.
-	var synced []*earlyCopy
+	// An import that is the file's bytes (its scan shows no line the
+	// scrubbing would change) is copied beside the mapping, which reads the
+	// file where it lies; each copy is waited for before the commit.
+	var copies []*bgCopy
 	defer func() {
-		for _, e := range synced {
-			e.wait()
+		for _, cp := range copies {
+			cp.wait()
 		}
 	}()
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			var changed bool
-			if c.early != nil {
-				if changed, err = c.early.take(dst); err != nil {
-					return nil, err
-				}
-				synced = append(synced, c.early)
-			} else if changed, err = importWireScanned(c.Path, dst, c.Scan); err != nil {
+			if c.Scan != nil && !c.Scan.MayScrub && copyBeside {
+				c.mapFrom = c.Path
+				copies = append(copies, startCopy(c.Path, dst, c.Scan))
+				c.Path = dst
+				res.Bytes += c.Size
+				continue
+			}
+			changed, err := importWireScanned(c.Path, dst, c.Scan)
+			if err != nil {
 				return nil, err
 			}
 			c.Path = dst
@@ -380,8 +369,8 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			j.Moves = append(j.Moves, move{From: c.Path, To: o.Store.WirePath(c.ID())})
 		}
 	}
-	for _, e := range synced {
-		if err := e.wait(); err != nil {
+	for _, cp := range copies {
+		if err := cp.wait(); err != nil {
 			return nil, err
 		}
 	}
@@ -493,9 +482,9 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	return n, nil
 }
 
-// earlyImport off: a log from outside the store is copied in after the
-// planning, synced, as before (tests compare).
-var earlyImport = true
+// copyBeside off: a log from outside the store is copied in before it is
+// mapped, synced, and mapped from the copy, as before (tests compare).
+var copyBeside = true
 
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only
@@ -510,6 +499,9 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	sink.Buffer = stagingBuffer
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
+	if c.mapFrom != "" {
+		po.WirePath, po.WireName = c.mapFrom, filepath.Base(c.Path)
+	}
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
 	po.Scan = c.Scan
 	if o.Routing != nil {

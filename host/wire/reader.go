@@ -42,7 +42,12 @@ type Reader struct {
 	done   bool
 	rev    *Revision // the last revision entry read
 	slab   lineSlab  // decoded frame lines (fastDecodeFrame)
+	raw    []byte    // the line of the entry Next returned last
 }
+
+// Raw returns the line (without its LF) of the entry Next returned last,
+// as it is in the file; valid until the next call.
+func (r *Reader) Raw() []byte { return r.raw }
 
 // Revision returns the last revision entry Next passed over.
 func (r *Reader) Revision() (Revision, bool) {
@@ -150,6 +155,7 @@ func (r *Reader) Next() (Entry, error) {
 		r.done = true
 		return Entry{}, err
 	}
+	r.raw = line
 	if e, ok := fastDecodeFrame(line, &r.slab); ok {
 		if e.Seq != r.seq+1 {
 			return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
@@ -167,6 +173,7 @@ func (r *Reader) Next() (Entry, error) {
 			r.done = true
 			return Entry{}, err
 		}
+		r.raw = line
 	}
 	e, err := decodeEntry(line)
 	if err != nil {
