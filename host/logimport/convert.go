@@ -176,6 +176,13 @@ func sum(m map[string]int) int {
 // (not found, unreadable, not an ACP v1 log, no ACP line at all).
 var ErrNotReadable = errors.New("input not converted")
 
+// outputBuffer is how many bytes of lines each output file gathers before
+// a write (storesink.Sink.Buffer; the files are complete when Convert
+// returns): a session is observed before its first output, and only the
+// lines observed then are read as its prior streams. 0 writes each line at
+// once (tests compare).
+var outputBuffer = 64 << 10
+
 // prelaunchPlugins off: the pipeline launches its plugins when it starts
 // (tests compare).
 var prelaunchPlugins = true
@@ -284,6 +291,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	}
 
 	sink := storesink.New(opts.Store, opts.Pipeline.Logger)
+	sink.Buffer = outputBuffer
 	var sessions pipeline.SessionStore = storesink.Sessions{St: opts.Store}
 	if exists {
 		old, err := oldSessions(res.WirePath)

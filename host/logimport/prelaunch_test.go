@@ -15,8 +15,10 @@ import (
 )
 
 // TestPrelaunchSameStore: a conversion whose plugins start before its
-// pipeline does writes the same store, byte for byte, as one whose
-// pipeline launches them; each plugin is launched once, and none is left
+// pipeline does, and whose outputs are written buffered, writes the same
+// store, byte for byte, as one whose pipeline launches them and writes
+// each line at once — and so does converting it again with --force over
+// that store; each plugin is launched once, and none is left
 // running; a launch that fails fails the pipeline's launch, as before
 // (the plugin gives up).
 func TestPrelaunchSameStore(t *testing.T) {
@@ -29,8 +31,11 @@ func TestPrelaunchSameStore(t *testing.T) {
 	zw.Close()
 	gz := writeFile(t, t.TempDir(), "v1.jsonl.gz", zb.Bytes())
 	run := func(pre bool, fail string) (string, map[string]int, int) {
-		defer func(b bool) { prelaunchPlugins = b }(prelaunchPlugins)
-		prelaunchPlugins = pre
+		defer func(b bool, n int) { prelaunchPlugins, outputBuffer = b, n }(prelaunchPlugins, outputBuffer)
+		prelaunchPlugins, outputBuffer = pre, 0
+		if pre {
+			outputBuffer = 300 // small: lines gathered and lines written at once, many flushes
+		}
 		root := t.TempDir()
 		opts := testOptions(t, root)
 		var mu sync.Mutex
@@ -63,6 +68,10 @@ func TestPrelaunchSameStore(t *testing.T) {
 		if err != nil || !res.Existed {
 			t.Fatalf("the gzip: %v %+v", err, res)
 		}
+		opts.Force = true // again, over what the first wrote
+		if res, err = Convert(context.Background(), in, opts); err != nil || res.MappingErr != nil || res.Existed {
+			t.Fatalf("fail %q, forced: %v, mapping %v", fail, err, res.MappingErr)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		return root, launched, live
@@ -80,8 +89,8 @@ func TestPrelaunchSameStore(t *testing.T) {
 			}
 		}
 		for _, name := range builtinRevision() {
-			if n0[name] != 1 || n1[name] != 2 {
-				t.Errorf("fail %q: %s launched %d times, %d prelaunched; want 1, 2", fail, name, n0[name], n1[name])
+			if n0[name] != 2 || n1[name] != 3 {
+				t.Errorf("fail %q: %s launched %d times, %d prelaunched; want 2, 3", fail, name, n0[name], n1[name])
 			}
 		}
 		if live0 != 0 || live1 != 0 {
@@ -105,7 +114,10 @@ func files(t *testing.T, root string) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[rel] = b
+		if i := strings.Index(rel, ".prev-"); i >= 0 {
+			rel = rel[:i] + ".prev"
+		}
+		out[rel] = append(out[rel], b...)
 		return nil
 	})
 	return out
