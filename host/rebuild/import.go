@@ -166,7 +166,8 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 // reads the file where it lies: the copy, then its sync. The file must be
 // the one scanned from the scan to the copy's end (same size and
 // modification time), or the copy fails — and the rebuild with it, before
-// anything is swapped in: its outputs were mapped from what was scanned.
+// anything is swapped in: its outputs were mapped from what was scanned
+// (Run checks the file once more after the mapping).
 type bgCopy struct {
 	done chan struct{}
 	err  error

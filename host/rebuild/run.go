@@ -374,6 +374,13 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	for _, c := range todo {
+		// Mapped to its end from where it lies: still the file scanned (and
+		// copied).
+		if c.mapFrom != "" && !c.Scan.Unchanged(c.mapFrom) {
+			return nil, fmt.Errorf("%s: the file changed while it was mapped; the store is unchanged", c.Shown)
+		}
+	}
 	ok = true // from here the journal decides: a failed apply is finished by the next rebuild
 	if err := commit(staging, j); err != nil {
 		return nil, fmt.Errorf("%w (the next rebuild finishes the swap)", err)
