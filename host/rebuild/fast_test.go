@@ -23,7 +23,7 @@ import (
 // is mapped, from the copy — for logs in the store, logs imported (one
 // with an MCP server the import scrubs: mapped from its scrubbed copy),
 // connections continuing a session, and a second rebuild over the first
-// one's store.
+// one's store; the store's logs scanned one at a time or several at once.
 func TestFastPathsSameStore(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	src := t.TempDir()
@@ -32,11 +32,11 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
 	run := func(fast bool) string {
-		defer func(b int, e bool) { stagingBuffer, copyBeside = b, e }(stagingBuffer, copyBeside)
+		defer func(b int, e bool, w int) { stagingBuffer, copyBeside, scanWorkers = b, e, w }(stagingBuffer, copyBeside, scanWorkers)
 		if fast {
-			stagingBuffer, copyBeside = 300, true // small: lines gathered and lines written at once, many flushes
+			stagingBuffer, copyBeside, scanWorkers = 300, true, 3 // small: lines gathered and lines written at once, many flushes
 		} else {
-			stagingBuffer, copyBeside = 0, false
+			stagingBuffer, copyBeside, scanWorkers = 0, false, 1
 		}
 		root := t.TempDir()
 		st, err := store.Open(root)

@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acptap/acptap/host/pipeline"
@@ -398,8 +401,9 @@ func knownConnections(root string, problem func(string, ...any)) ([]*Conn, map[s
 		problem("%s", err)
 	}
 	var conns []*Conn
-	for _, p := range paths {
-		c, err := scanConn(p)
+	scans := scanAll(paths)
+	for i, p := range paths {
+		c, err := scans[i].c, scans[i].err
 		if err != nil {
 			problem("%s: %s (its sessions are rebuilt without it)", p, err)
 			continue
@@ -412,6 +416,37 @@ func knownConnections(root string, problem func(string, ...any)) ([]*Conn, map[s
 		conns = append(conns, c)
 	}
 	return conns, byID
+}
+
+type scanned struct {
+	c   *Conn
+	err error
+}
+
+// scanWorkers is how many wire logs scanAll scans at once.
+var scanWorkers = runtime.GOMAXPROCS(0)
+
+// scanAll scans the logs, scanWorkers at a time (each scan is one core's
+// work, and the logs are independent); the results are in paths' order.
+func scanAll(paths []string) []scanned {
+	out := make([]scanned, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(scanWorkers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				out[i].c, out[i].err = scanConn(paths[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // closure is every connection that names one of the sessions, and every
