@@ -28,7 +28,7 @@ var errWrite = errors.New("write")
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
-	var own []byte // read buffer for a cold chunk (see captured.Chunk.Cold)
+	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
 	for {
 		rb := ch.Buf()
 		if ch.Cold() {
