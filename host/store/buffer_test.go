@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -77,5 +78,31 @@ func TestBufferedWriterSameBytes(t *testing.T) {
 		if err := held.WriteLine([]byte("x")); err == nil {
 			t.Fatal("WriteLine after Close: no error")
 		}
+	}
+}
+
+// BenchmarkWriteLines writes 10,000 lines of 400 bytes one write each
+// (buffer 0) or gathered 64 KiB at a time (a rebuild's staging files).
+func BenchmarkWriteLines(b *testing.B) {
+	line := bytes.Repeat([]byte("x"), 400)
+	for _, hold := range []int{0, 64 << 10} {
+		b.Run(map[int]string{0: "each", 64 << 10: "buffered"}[hold], func(b *testing.B) {
+			s, _ := Open(b.TempDir())
+			for i := 0; b.Loop(); i++ {
+				w, _, err := s.OpenStream(fmt.Sprintf("s%d", i))
+				if err != nil {
+					b.Fatal(err)
+				}
+				w.SetBuffer(hold)
+				for range 10000 {
+					if err := w.WriteLine(line); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
