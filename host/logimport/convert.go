@@ -183,6 +183,10 @@ var ErrNotReadable = errors.New("input not converted")
 // once (tests compare).
 var outputBuffer = 64 << 10
 
+// convertFeederDepth is how many batches a feeder's live queue holds in a
+// conversion (the pipeline's default, 64, is for a recording's bursts).
+var convertFeederDepth = 8
+
 // prelaunchPlugins off: the pipeline launches its plugins when it starts
 // (tests compare).
 var prelaunchPlugins = true
@@ -311,6 +315,13 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	po := opts.Pipeline
 	po.WirePath, po.Connection, po.Agent = res.WirePath, res.Connection, nil
 	po.Mode, po.ForceRevision = sdk.ModeConvert, opts.From
+	if po.FeederDepth == 0 {
+		// Capture reads a log faster than the plugins map it: a feeder
+		// soon catches up from the wire log whatever its live queue, which
+		// meanwhile holds copies of the lines (the plugins, started before
+		// the pipeline, take live batches from the first one).
+		po.FeederDepth = convertFeederDepth
+	}
 	po.Sink, po.Sessions = counter, sessions
 	src := res.Source
 	po.Source = &src
