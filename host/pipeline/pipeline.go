@@ -32,12 +32,7 @@ type Sink interface {
 type Options struct {
 	// WirePath is the wire log: created by Start in live mode, read in
 	// rebuild mode.
-	WirePath string
-	// WireName, when set, is the wire log's name the plugins are told
-	// (StartRequest.WireLog; default: WirePath's base name): a rebuild maps
-	// a log from outside the store from where it lies while its copy in
-	// the store, under this name, is made.
-	WireName   string
+	WirePath   string
 	Connection string
 	Agent      []string
 	Mode       sdk.Mode
@@ -216,12 +211,8 @@ func New(opts Options) *Pipeline {
 }
 
 func (p *Pipeline) startRequest(name string) sdk.StartRequest {
-	wireLog := filepath.Base(p.wirePath)
-	if p.opts.WireName != "" {
-		wireLog = p.opts.WireName
-	}
 	return sdk.StartRequest{Config: p.opts.Configs[name], Connection: p.opts.Connection,
-		WireLog: wireLog, Input: p.det.revision, Mode: p.opts.Mode}
+		WireLog: filepath.Base(p.wirePath), Input: p.det.revision, Mode: p.opts.Mode}
 }
 
 func (p *Pipeline) countRestart() { p.restarts.Add(1) }

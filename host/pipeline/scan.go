@@ -161,14 +161,6 @@ func (s *WireScan) fits(path string) bool {
 	return err == nil && path == s.path && fi.Size() == s.size && fi.ModTime().Equal(s.modTime)
 }
 
-// Unchanged says whether the file at path is still the one scanned: of the
-// size and modification time the scan saw (rebuild checks a log it maps
-// from where it lies once it has copied it).
-func (s *WireScan) Unchanged(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Size() == s.size && fi.ModTime().Equal(s.modTime)
-}
-
 // ForCopy returns the scan for a byte-for-byte copy of the file scanned
 // (rebuild imports a wire log from outside the store; the caller knows the
 // copy is the same bytes), or nil when path is not the same size.

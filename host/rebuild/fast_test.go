@@ -10,20 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 )
 
 // TestFastPathsSameStore: a rebuild with the staging files written
-// buffered and the imports that are the files' bytes mapped from where
-// they lie while they are copied leaves the same store, byte for byte, as
-// one with each line written at once and every import copied before it
-// is mapped, from the copy — for logs in the store, logs imported (one
-// with an MCP server the import scrubs: mapped from its scrubbed copy),
-// connections continuing a session, and a second rebuild over the first
-// one's store; the store's logs scanned one at a time or several at once.
+// buffered and the store's logs scanned several at once leaves the same
+// store, byte for byte, as one with each line written at once and one scan
+// at a time — for logs in the store, logs imported (one with an MCP server
+// the import scrubs), connections continuing a session, and a second
+// rebuild over the first one's store.
 func TestFastPathsSameStore(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	src := t.TempDir()
@@ -32,11 +29,11 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
 	run := func(fast bool) string {
-		defer func(b int, e bool, w int) { stagingBuffer, copyBeside, scanWorkers = b, e, w }(stagingBuffer, copyBeside, scanWorkers)
+		defer func(b, w int) { stagingBuffer, scanWorkers = b, w }(stagingBuffer, scanWorkers)
 		if fast {
-			stagingBuffer, copyBeside, scanWorkers = 300, true, 3 // small: lines gathered and lines written at once, many flushes
+			stagingBuffer, scanWorkers = 300, 3 // small: lines gathered and lines written at once, many flushes
 		} else {
-			stagingBuffer, copyBeside, scanWorkers = 0, false, 1
+			stagingBuffer, scanWorkers = 0, 1
 		}
 		root := t.TempDir()
 		st, err := store.Open(root)
@@ -140,39 +137,4 @@ func writeConnMCP(t *testing.T, dir, conn string, at time.Time) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// A log mapped from where it lies that changes before its copy is made
-// fails the copy (and the rebuild): its outputs are of what was scanned.
-func TestCopyBesideChangedFile(t *testing.T) {
-	src := writeConn(t, t.TempDir(), "c-1", time.Now(), false)
-	scan, err := pipeline.ScanWire(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "wire", "c-1.jsonl")
-	if err := startCopy(src, dst, scan).wait(); err != nil {
-		t.Fatalf("unchanged file: %v", err)
-	}
-	if a, b := readFile(t, src), readFile(t, dst); !bytes.Equal(a, b) {
-		t.Fatal("the copy differs")
-	}
-	f, _ := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
-	f.WriteString(`{"type":"gap","seq":8,"dir":"a2c","frames":1}` + "\n")
-	f.Close()
-	dst2 := filepath.Join(t.TempDir(), "wire", "c-1.jsonl")
-	if err := startCopy(src, dst2, scan).wait(); err == nil {
-		t.Fatal("a file that changed since its scan was copied")
-	}
-	if _, err := os.Stat(dst2); err == nil {
-		t.Error("the failed copy was left")
-	}
-}
-
-func readFile(t *testing.T, p string) []byte {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -160,36 +160,3 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 	}
 	return nil
 }
-
-// bgCopy is the copy of a wire log from outside the store that is the
-// file's bytes (WireScan.MayScrub false), made beside the mapping, which
-// reads the file where it lies: the copy, then its sync. The file must be
-// the one scanned from the scan to the copy's end (same size and
-// modification time), or the copy fails — and the rebuild with it, before
-// anything is swapped in: its outputs were mapped from what was scanned
-// (Run checks the file once more after the mapping).
-type bgCopy struct {
-	done chan struct{}
-	err  error
-}
-
-// startCopy starts copying src to dst.
-func startCopy(src, dst string, scan *pipeline.WireScan) *bgCopy {
-	c := &bgCopy{done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		err := copyWire(src, dst, scan) // synced
-		if err == nil && !scan.Unchanged(src) {
-			os.Remove(dst)
-			err = fmt.Errorf("import %s: the file changed while it was mapped", src)
-		}
-		c.err = err
-	}()
-	return c
-}
-
-// wait waits for the copy; its error, if any.
-func (c *bgCopy) wait() error {
-	<-c.done
-	return c.err
-}

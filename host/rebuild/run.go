@@ -267,25 +267,9 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 		before[s] = stamps(files)
 	}
-	// An import that is the file's bytes (its scan shows no line the
-	// scrubbing would change) is copied beside the mapping, which reads the
-	// file where it lies; each copy is waited for before the commit.
-	var copies []*bgCopy
-	defer func() {
-		for _, cp := range copies {
-			cp.wait()
-		}
-	}()
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			if c.Scan != nil && !c.Scan.MayScrub && copyBeside {
-				c.mapFrom = c.Path
-				copies = append(copies, startCopy(c.Path, dst, c.Scan))
-				c.Path = dst
-				res.Bytes += c.Size
-				continue
-			}
 			changed, err := importWireScanned(c.Path, dst, c.Scan)
 			if err != nil {
 				return nil, err
@@ -370,18 +354,6 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			j.Moves = append(j.Moves, move{From: c.Path, To: o.Store.WirePath(c.ID())})
-		}
-	}
-	for _, cp := range copies {
-		if err := cp.wait(); err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range todo {
-		// Mapped to its end from where it lies: still the file scanned (and
-		// copied).
-		if c.mapFrom != "" && !c.Scan.Unchanged(c.mapFrom) {
-			return nil, fmt.Errorf("%s: the file changed while it was mapped; the store is unchanged", c.Shown)
 		}
 	}
 	ok = true // from here the journal decides: a failed apply is finished by the next rebuild
@@ -524,10 +496,6 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	return n, nil
 }
 
-// copyBeside off: a log from outside the store is copied in before it is
-// mapped, synced, and mapped from the copy, as before (tests compare).
-var copyBeside = true
-
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only
 // by later connections of the rebuild, after this one's sink is closed,
@@ -541,9 +509,6 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	sink.Buffer = stagingBuffer
 	po := o.Pipeline
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
-	if c.mapFrom != "" {
-		po.WirePath, po.WireName = c.mapFrom, filepath.Base(c.Path)
-	}
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
 	po.Scan = c.Scan
 	if o.Routing != nil {

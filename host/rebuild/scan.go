@@ -29,10 +29,6 @@ type Conn struct {
 	// Scan is the planning pass over the log, which the connection's
 	// pipeline takes its first pass from (pipeline.Options.Scan).
 	Scan *pipeline.WireScan
-	// mapFrom, when set, is the file the connection is mapped from while
-	// Path, its copy in the staging store, is made (an import that is the
-	// file's bytes).
-	mapFrom string
 }
 
 // ID is the connection id.
