@@ -109,8 +109,8 @@ func ScanWire(path string) (*WireScan, error) {
 			s.gapFr += e.Gap.Frames
 			s.gapBy += e.Gap.Bytes
 		case wire.TypeFrame:
-			// A line that names mcpServers in its bytes names it decoded (no
-			// escape spells a letter of it); the scrubber looks at no other.
+			// The import's scrubbing looks at the lines that name mcpServers
+			// in their bytes, as they are in the file (Raw).
 			if !s.MayScrub && e.Dir == sdk.C2A && bytes.Contains(r.Raw(), mcpServersKey) {
 				s.MayScrub = scrubChanges(r.Raw(), e)
 			}

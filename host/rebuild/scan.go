@@ -60,17 +60,6 @@ func scanConn(path string) (*Conn, error) {
 	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: scan.Sessions, Size: fi.Size(), Scan: scan}, nil
 }
 
-// wireConnection reads the connection id from a wire log's header.
-func wireConnection(path string) (string, bool) {
-	r, err := wire.Open(path)
-	if err != nil {
-		return "", false
-	}
-	defer r.Close()
-	id := r.Header().Connection
-	return id, id != ""
-}
-
 // storeWire lists the wire logs under dir (<store>/wire), sorted by name.
 func storeWire(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)

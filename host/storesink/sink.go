@@ -60,11 +60,12 @@ type Sink struct {
 
 	// Buffer, when > 0, makes every file the sink writes gather its lines
 	// and write them Buffer bytes at a time (store.StreamWriter.SetBuffer)
-	// instead of one write per line: for outputs nobody reads before Close
-	// (a rebuild's staging store: a connection's sessions are observed
-	// before its first output, only the lines observed then are read as
-	// their prior streams, and the earlier connections' sinks are closed
-	// by then).
+	// instead of one write per line: for a connection mapped offline
+	// (rebuild's staging store, convert), whose files are read back only
+	// for what they held before its outputs — a session is observed before
+	// its first output, and only the lines observed then are read as its
+	// prior streams; a rebuild's next connection reads them after this
+	// sink is closed. Close (and Release) write what is gathered.
 	Buffer int
 
 	mu      sync.Mutex
