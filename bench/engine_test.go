@@ -49,3 +49,16 @@ func BenchmarkEngines(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEngineMap is BenchmarkEngines' acpv2 mapping alone (no parse
+// alternating with it), for profiles and instruction counts:
+//
+//	ACPTAP_BENCH_UPDATES=20000 GOGC=off valgrind --tool=cachegrind \
+//	  ./bench.test -test.run '^$' -test.bench EngineMap -test.benchtime=1x
+func BenchmarkEngineMap(b *testing.B) {
+	frames := benchFrames()
+	for b.Loop() {
+		mapAll(b, acpv2.New(), frames, 256)
+	}
+	b.ReportMetric(float64(len(frames))*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}

@@ -427,7 +427,11 @@ func (c *Checker) checkPayload(side, method, what string, v fval, field string) 
 // itself unless the fast check is sure v is valid (so every error is
 // jsonschema's). c.mu is held.
 func (c *Checker) validate(sch *jsonschema.Schema, v fval) error {
-	if !c.slow {
+	if !c.slow && v.t != nil {
+		if n := c.schema.comp[sch]; n != nil && n.check(v.t, v.e) == yes {
+			return nil
+		}
+	} else if !c.slow {
 		if n := c.schema.fast[sch]; n != nil {
 			c.fast.stack, c.fast.base, c.fast.depth = c.fast.stack[:0], 0, 0
 			if c.fast.apply(n, v) == yes {

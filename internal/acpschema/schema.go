@@ -90,6 +90,8 @@ type compiledSchema struct {
 	updates map[string]*jsonschema.Schema
 	// fast holds the fast check's view of every schema above (fastvalid.go).
 	fast fastSchemas
+	// comp holds the compiled validator of every schema above (compiled.go).
+	comp map[*jsonschema.Schema]*cnode
 }
 
 var (
@@ -202,6 +204,7 @@ func compileSchema(v Version) (*compiledSchema, error) {
 		}
 	}
 	cs.fast.finish()
+	cs.comp = compileFast(cs.fast)
 	return cs, nil
 }
 
