@@ -67,6 +67,10 @@ type cnode struct {
 	eqPlain bool
 
 	res []cres // conjuncts with keywords besides type and object keywords
+
+	// simple: only the type mask applies (no integer-only type), so the
+	// node holds exactly when the value's type bit is in types.
+	simple bool
 }
 
 // cprop is one member name a conjunct names (a property or a required name).
@@ -383,6 +387,8 @@ func (c *compiler) node(n *fnode) *cnode {
 			}
 		}
 	}
+	cn.simple = cn.typed && !cn.obj && len(cn.res) == 0 && !cn.isEqStr &&
+		(cn.types&tNumber != 0 || cn.types&tInteger == 0)
 	return cn
 }
 
@@ -533,6 +539,12 @@ func (c *cnode) object(t *jsonscan.Tape, e jsonscan.Ent) tri {
 			return no
 		}
 		for _, k := range p.kids {
+			if k.simple {
+				if k.types&typeOfByte[t.B[m.V0]] == 0 {
+					return no
+				}
+				continue
+			}
 			if r = and(r, k.check(t, m)); r == no {
 				return no
 			}
