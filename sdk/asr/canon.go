@@ -131,70 +131,58 @@ func canonEscaped(s []byte) bool { return scanCanon(s, true) }
 func plainString(s []byte) bool { return scanCanon(s, false) }
 
 // scanCanon is canonEscaped, or with escapes false plainString: one scan
-// for both, a backslash refused at once when no escape may appear. The
-// text is valid UTF-8 (utf8.Valid, which skips ASCII eight bytes at a
-// time), and then the only runes beyond ASCII it refuses are U+2028 and
-// U+2029 (E2 80 A8, E2 80 A9): the scan looks at a byte beyond ASCII only
-// when it is E2 (scanCanonRef in the tests is the rune-by-rune scan it
-// replaces; FuzzScanCanon).
+// for both, a backslash refused at once when no escape may appear.
 func scanCanon(s []byte, escapes bool) bool {
-	if !utf8.Valid(s) {
-		return false
-	}
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && canonMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
+		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
 			i += 8
 		}
 		if i >= len(s) {
 			break
 		}
 		c := s[i]
-		switch {
-		case c == 0xE2:
-			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
-				return false
-			}
-		case c == '\\':
-			if !escapes || i+1 >= len(s) {
-				return false
-			}
-			switch s[i+1] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
-				i += 2
-				continue
-			case 'u':
-				if i+6 > len(s) {
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\\':
+				if !escapes || i+1 >= len(s) {
 					return false
 				}
-				h := s[i+2 : i+6]
-				switch {
-				case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1') && lowerHex(h[3]):
-					switch (h[2]-'0')<<4 | hexVal(h[3]) {
-					case '\b', '\f', '\n', '\r', '\t':
-						return false // written short
+				switch s[i+1] {
+				case '"', '\\', 'b', 'f', 'n', 'r', 't':
+					i += 2
+					continue
+				case 'u':
+					if i+6 > len(s) {
+						return false
 					}
-				case string(h) == "2028" || string(h) == "2029":
-				default:
-					return false
+					h := s[i+2 : i+6]
+					switch {
+					case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1') && lowerHex(h[3]):
+						switch (h[2]-'0')<<4 | hexVal(h[3]) {
+						case '\b', '\f', '\n', '\r', '\t':
+							return false // written short
+						}
+					case string(h) == "2028" || string(h) == "2029":
+					default:
+						return false
+					}
+					i += 6
+					continue
 				}
-				i += 6
-				continue
+				return false
+			case c < 0x20 || c == '"':
+				return false
 			}
-			return false
-		case c < 0x20 || c == '"':
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			return false
 		}
-		i++
+		i += size
 	}
 	return true
-}
-
-// canonMask is 0 when none of the eight bytes of x is '"', '\\', below
-// 0x20 or E2 (the first byte of U+2028 and U+2029).
-func canonMask(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	e := x ^ (0xE2 * ones)
-	return jsonscan.StringMask(x) | (e-ones)&^e&highs
 }
 
 func lowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }

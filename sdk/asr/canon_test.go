@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 )
@@ -206,76 +205,6 @@ func FuzzAppendText(f *testing.F) {
 		}
 		if want := "pre" + string(m[1:len(m)-1]); string(got) != want {
 			t.Fatalf("AppendText(%q) = %q; Marshal of its text %q", raw, got, want)
-		}
-	})
-}
-
-// scanCanonRef is the rune-by-rune scanCanon (the reference of FuzzScanCanon): canonEscaped, or with escapes false plainString: one scan
-// for both, a backslash refused at once when no escape may appear.
-func scanCanonRef(s []byte, escapes bool) bool {
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\\':
-				if !escapes || i+1 >= len(s) {
-					return false
-				}
-				switch s[i+1] {
-				case '"', '\\', 'b', 'f', 'n', 'r', 't':
-					i += 2
-					continue
-				case 'u':
-					if i+6 > len(s) {
-						return false
-					}
-					h := s[i+2 : i+6]
-					switch {
-					case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1') && lowerHex(h[3]):
-						switch (h[2]-'0')<<4 | hexVal(h[3]) {
-						case '\b', '\f', '\n', '\r', '\t':
-							return false // written short
-						}
-					case string(h) == "2028" || string(h) == "2029":
-					default:
-						return false
-					}
-					i += 6
-					continue
-				}
-				return false
-			case c < 0x20 || c == '"':
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += size
-	}
-	return true
-}
-
-// FuzzScanCanon: scanCanon answers as the rune-by-rune scan, both ways.
-func FuzzScanCanon(f *testing.F) {
-	for _, c := range []string{`a`, `\"\\\/\b\f\n\r\t`, `\u0000\u001f\u001F\u0008`, `\u2028\u2029\ufffd`,
-		"\u2028\xff", "ab\xe2\x80\xa8cdefghij", "abcdefgh\xe2\x80", "\xe2\x80\xa9", "\xe2\x81\xa8", `é\u00e9`, "naïve — x", "\x7f<>&", `a"b`} {
-		f.Add([]byte(c))
-	}
-	f.Fuzz(func(t *testing.T, s []byte) {
-		for _, esc := range []bool{false, true} {
-			if got, want := scanCanon(s, esc), scanCanonRef(s, esc); got != want {
-				t.Fatalf("scanCanon(%q, %v) = %v; rune by rune %v", s, esc, got, want)
-			}
 		}
 	})
 }
