@@ -227,9 +227,13 @@ func (p *tapeParser) duplicate(mark int) bool {
 	b := p.b
 	if len(ms) <= 16 {
 		for i := 1; i < len(ms); i++ {
-			ki := b[ms[i].K0:ms[i].K1]
+			li, ci := ms[i].K1-ms[i].K0, b[ms[i].K1-1] // for an empty name, the quote before it (not compared)
 			for j := 0; j < i; j++ {
-				if string(b[ms[j].K0:ms[j].K1]) == string(ki) {
+				// The length and the last byte first: most names differ there.
+				if ms[j].K1-ms[j].K0 != li || (li > 0 && b[ms[j].K1-1] != ci) {
+					continue
+				}
+				if string(b[ms[j].K0:ms[j].K1]) == string(b[ms[i].K0:ms[i].K1]) {
 					return true
 				}
 			}
