@@ -77,10 +77,6 @@ func specialMask(x uint64) uint64 {
 	return ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
-// StringMask has the high bit of a byte of the little-endian word x set where x may hold
-// '"', '\\' or a byte below 0x20: 0 means none of the eight is one (specialMask).
-func StringMask(x uint64) uint64 { return specialMask(x) }
-
 // EscapeMask has the high bit of a byte of the little-endian word x set where x may hold a
 // byte a JSON string does not hold as it is, or one beyond ASCII: '"', '\\', below 0x20,
 // 0x80 and up. Its lowest set bit is exact (the first such byte), and 0 means none of the

@@ -185,73 +185,6 @@ func scanCanon(s []byte, escapes bool) bool {
 	return true
 }
 
-// canonEscapedUTF8 is canonEscaped for s known to be valid UTF-8: beyond
-// ASCII only U+2028 and U+2029 (E2 80 A8, E2 80 A9) are refused, so a
-// byte beyond ASCII is looked at only when it is E2; the escapes are
-// checked as canonEscaped checks them (escapeOK).
-func canonEscapedUTF8(s []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(s[i:])
-			e := x ^ (0xE2 * ones)
-			if jsonscan.StringMask(x)|(e-ones)&^e&highs != 0 {
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		switch c := s[i]; {
-		case c == 0xE2:
-			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
-				return false
-			}
-		case c == '\\':
-			n, ok := escapeOK(s, i)
-			if !ok {
-				return false
-			}
-			i += n
-			continue
-		case c < 0x20 || c == '"':
-			return false
-		}
-		i++
-	}
-	return true
-}
-
-// escapeOK reports whether the escape at s[i] (a backslash) is one
-// encodeString writes, and its length.
-func escapeOK(s []byte, i int) (int, bool) {
-	if i+1 >= len(s) {
-		return 0, false
-	}
-	switch s[i+1] {
-	case '"', '\\', 'b', 'f', 'n', 'r', 't':
-		return 2, true
-	case 'u':
-		if i+6 > len(s) {
-			return 0, false
-		}
-		h := s[i+2 : i+6]
-		switch {
-		case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1') && lowerHex(h[3]):
-			switch (h[2]-'0')<<4 | hexVal(h[3]) {
-			case '\b', '\f', '\n', '\r', '\t':
-				return 0, false // written short
-			}
-		case string(h) == "2028" || string(h) == "2029":
-		default:
-			return 0, false
-		}
-		return 6, true
-	}
-	return 0, false
-}
-
 func lowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 
 // hexVal is the value of the lower-case hex digit c.
@@ -334,21 +267,10 @@ func encodeString(dst []byte, s string) []byte {
 // JSON string decodes to valid UTF-8 and Marshal escapes it rune by rune,
 // so the texts of several strings appended one after the other are the
 // text of their decoded texts joined.
-func AppendText(dst, raw []byte) ([]byte, bool) { return appendText(dst, raw, false) }
-
-// AppendTextUTF8 is AppendText for a raw the caller knows to be valid
-// UTF-8 (a frame internal/jsonscan.Tape found so): the copy test then
-// looks at a byte beyond ASCII only when it may start U+2028 or U+2029
-// (FuzzAppendText compares it with AppendText).
-func AppendTextUTF8(dst, raw []byte) ([]byte, bool) { return appendText(dst, raw, true) }
-
-func appendText(dst, raw []byte, validUTF8 bool) ([]byte, bool) {
+func AppendText(dst, raw []byte) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		body := raw[1 : len(raw)-1]
-		if validUTF8 && canonEscapedUTF8(body) || !validUTF8 && canonEscaped(body) {
-			return append(dst, body...), true
-		}
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && canonEscaped(raw[1:len(raw)-1]) {
+		return append(dst, raw[1:len(raw)-1]...), true
 	}
 	s, ok := jsonscan.String(raw)
 	if !ok {

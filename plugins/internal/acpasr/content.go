@@ -37,12 +37,7 @@ func (b *blocks) push(x json.RawMessage) {
 func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
 	if v, ok := plainTextOf(o); ok {
-		var t []byte
-		if o.validUTF8() {
-			t, _ = asr.AppendTextUTF8(nil, v)
-		} else {
-			t, _ = asr.AppendText(nil, v)
-		}
+		t, _ := asr.AppendText(nil, v)
 		b.open, b.text, b.orig = true, t, x
 		return
 	}
@@ -58,11 +53,7 @@ func (b *blocks) chunk(x json.RawMessage) {
 // chunkOf is chunk of x, parsed as o (nil: not an object).
 func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 	if v, ok := plainTextOf(o); ok && b.open {
-		if o.validUTF8() {
-			b.text, _ = asr.AppendTextUTF8(b.text, v)
-		} else {
-			b.text, _ = asr.AppendText(b.text, v) // the joined text, escaped: each part's escaped
-		}
+		b.text, _ = asr.AppendText(b.text, v) // the joined text, escaped: each part's escaped
 
 		b.orig = nil
 		return

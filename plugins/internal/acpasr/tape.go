@@ -120,17 +120,6 @@ func (ft *frameTape) objAt(e jsonscan.Ent) obj {
 	return o
 }
 
-// validUTF8 reports whether o is an object of the current frame, which
-// its tape found to be valid UTF-8 (jsonscan.Tape.ValidUTF8): then so is
-// every value of o.
-func (o obj) validUTF8() bool {
-	if len(o) == 0 {
-		return false
-	}
-	m := o[0]
-	return m.t != nil && m.gen == m.t.gen && m.t.ok && m.t.data != nil && m.t.t.ValidUTF8()
-}
-
 // nested returns the object m holds when it is one of the current frame's.
 func (m kv) nested() (obj, bool) {
 	if m.t == nil || m.gen != m.t.gen || m.c < 0 || m.t.data == nil || len(m.v) == 0 || m.v[0] != '{' {
