@@ -49,9 +49,6 @@ func (c *strCache) text(v []byte) (string, bool) {
 		return asString(v)
 	}
 	body := v[1 : len(v)-1]
-	if !jsonscan.PlainASCII(body) {
-		return asString(v)
-	}
 	// The slot: the length and the first and last (up to) eight bytes.
 	var a, b uint64
 	if len(body) >= 8 {
@@ -64,9 +61,13 @@ func (c *strCache) text(v []byte) (string, bool) {
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(len(body))) >> 56
 	slot := &c.slots[h%uint64(len(c.slots))]
-	if *slot != string(body) {
-		*slot = string(body)
+	if *slot == string(body) {
+		return *slot, true // a slot holds plain ASCII only (or "", which is): so does body
 	}
+	if !jsonscan.PlainASCII(body) {
+		return asString(v)
+	}
+	*slot = string(body)
 	return *slot, true
 }
 
