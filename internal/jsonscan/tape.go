@@ -197,7 +197,17 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		}
 		i = SkipSpace(b, i+1)
 		var e Ent
-		if e, i, ok = p.value(i, depth); !ok {
+		if i < len(b) && b[i] == '"' {
+			// A string value (most are), as value parses it, without the call.
+			j := i
+			if i, _, hi, ok = scanString(b, i); !ok {
+				return i, false
+			}
+			if hi && !utf8.Valid(b[j+1:i-1]) {
+				t.badUTF8 = true
+			}
+			e = Ent{V0: int32(j), V1: int32(i), C: -1}
+		} else if e, i, ok = p.value(i, depth); !ok {
 			return i, false
 		}
 		e.K0, e.K1 = int32(k0), int32(end-1)
