@@ -3,6 +3,7 @@ package acpschema
 import (
 	"bytes"
 	"sort"
+	"sync"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -49,16 +50,9 @@ type cnode struct {
 	types uint8
 	typed bool
 
-	// obj: some conjunct has an object keyword (properties, required,
-	// additionalProperties, min/maxProperties).
-	obj      bool
-	minProps int
-	maxProps int // -1: none
-	props    []cprop
-	reqN     int      // props with req set
-	addl     []*cnode // applied to a member no conjunct names, by each conjunct's additionalProperties schema
-	addlNo   bool     // some conjunct's additionalProperties is false
-	lut      [64]int8 // prop index by propHash: -1 none, -2 several (binary search)
+	// o holds the object keywords, merged; nil when no conjunct has one
+	// (properties, required, additionalProperties, min/maxProperties).
+	o *cobj
 
 	// eqStr: the one residual keyword is a string const (the common
 	// discriminator); eqPlain: its text is its JSON body.
@@ -71,6 +65,17 @@ type cnode struct {
 	// simple: only the type mask applies (no integer-only type), so the
 	// node holds exactly when the value's type bit is in types.
 	simple bool
+}
+
+// cobj is a cnode's object keywords, merged over its conjuncts.
+type cobj struct {
+	minProps int32
+	maxProps int32 // -1: none
+	reqN     int32 // props with req set
+	addlNo   bool  // some conjunct's additionalProperties is false
+	props    []cprop
+	addl     []*cnode // applied to a member no conjunct names, by each conjunct's additionalProperties schema
+	lut      [32]int8 // prop index by propHash: -1 none, -2 several (binary search)
 }
 
 // cprop is one member name a conjunct names (a property or a required name).
@@ -99,15 +104,37 @@ type compiler struct {
 	cyclic map[*fnode]bool
 }
 
-// compileFast compiles every fnode of fs (fs.finish has run) and returns
-// the compiled node of each schema.
-func compileFast(fs fastSchemas) map[*jsonschema.Schema]*cnode {
-	c := &compiler{nodes: map[*fnode]*cnode{}, cyclic: inPlaceCycles(fs)}
-	out := make(map[*jsonschema.Schema]*cnode, len(fs))
-	for s, n := range fs {
-		out[s] = c.node(n)
+// newCompiler returns the compiler of the fnodes of fs (fs.finish has run).
+func newCompiler(fs fastSchemas) *compiler {
+	return &compiler{nodes: map[*fnode]*cnode{}, cyclic: inPlaceCycles(fs)}
+}
+
+// lazyComp compiles the schemas of one version as checkers first use
+// them (each schema with everything it reaches), so that a process holds
+// the compiled form of the definitions its traffic meets, not of all.
+type lazyComp struct {
+	mu   sync.Mutex
+	fs   fastSchemas
+	c    *compiler // nil until the first use
+	done map[*jsonschema.Schema]*cnode
+}
+
+// node is the compiled validator of s (nil when the fast check has no node for it).
+func (l *lazyComp) node(s *jsonschema.Schema) *cnode {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.done[s]; ok {
+		return n
 	}
-	return out
+	if l.c == nil {
+		l.c, l.done = newCompiler(l.fs), map[*jsonschema.Schema]*cnode{}
+	}
+	var n *cnode
+	if f := l.fs[s]; f != nil {
+		n = l.c.node(f) // complete when it returns: published under l.mu
+	}
+	l.done[s] = n
+	return n
 }
 
 // inPlace lists the schemas n applies at its own instance location.
@@ -220,7 +247,7 @@ func (c *compiler) node(n *fnode) *cnode {
 	if cn, ok := c.nodes[n]; ok {
 		return cn
 	}
-	cn := &cnode{maxProps: -1}
+	cn := &cnode{}
 	c.nodes[n] = cn // before the children: schemas recurse through members
 	var cs []*fnode
 	if !c.conjuncts(n, map[*fnode]bool{}, &cs) {
@@ -263,14 +290,16 @@ func (c *compiler) node(n *fnode) *cnode {
 		cn.types &= t
 	}
 	// Object keywords, merged.
+	o := &cobj{maxProps: -1}
+	isObj := false
 	names := map[string]bool{}
 	for _, m := range live {
 		if len(m.propList) > 0 || len(m.required) > 0 || m.addl != yes || m.minProps > 0 || m.maxProps >= 0 {
-			cn.obj = true
+			isObj = true
 		}
-		cn.minProps = max(cn.minProps, m.minProps)
-		if m.maxProps >= 0 && (cn.maxProps < 0 || m.maxProps < cn.maxProps) {
-			cn.maxProps = m.maxProps
+		o.minProps = max(o.minProps, int32(m.minProps))
+		if m.maxProps >= 0 && (o.maxProps < 0 || int32(m.maxProps) < o.maxProps) {
+			o.maxProps = int32(m.maxProps)
 		}
 		for _, p := range m.propList {
 			names[p.name] = true
@@ -280,9 +309,9 @@ func (c *compiler) node(n *fnode) *cnode {
 		}
 		switch m.addl {
 		case no:
-			cn.addlNo = true
+			o.addlNo = true
 		case unsure:
-			cn.addl = appendKid(cn.addl, c.node(m.addlN))
+			o.addl = appendKid(o.addl, c.node(m.addlN))
 		}
 	}
 	sorted := make([]string, 0, len(names))
@@ -310,7 +339,7 @@ func (c *compiler) node(n *fnode) *cnode {
 			}
 		}
 		if p.req {
-			cn.reqN++
+			o.reqN++
 		}
 		// A kid that is the true schema holds for every value.
 		kids := p.kids[:0]
@@ -320,27 +349,31 @@ func (c *compiler) node(n *fnode) *cnode {
 			}
 		}
 		p.kids = kids
-		cn.props = append(cn.props, p)
+		o.props = append(o.props, p)
 	}
-	addl := cn.addl[:0]
-	for _, kd := range cn.addl {
+	addl := o.addl[:0]
+	for _, kd := range o.addl {
 		if !(kd.isFixed && kd.fixed == yes) {
 			addl = append(addl, kd)
 		}
 	}
-	cn.addl = addl
-	for i := range cn.lut {
-		cn.lut[i] = -1
+	o.addl = addl
+	for i := range o.lut {
+		o.lut[i] = -1
 	}
-	for i, p := range cn.props {
+	for i, p := range o.props {
 		h := propHash(p.name)
 		switch {
-		case cn.lut[h] == -1 && i < 127:
-			cn.lut[h] = int8(i)
+		case o.lut[h] == -1 && i < 127:
+			o.lut[h] = int8(i)
 		default:
-			cn.lut[h] = -2
+			o.lut[h] = -2
 		}
 	}
+	if isObj {
+		cn.o = o
+	}
+
 	// The other keywords, per conjunct.
 	for _, m := range live {
 		r := cres{n: m}
@@ -387,7 +420,7 @@ func (c *compiler) node(n *fnode) *cnode {
 			}
 		}
 	}
-	cn.simple = cn.typed && !cn.obj && len(cn.res) == 0 && !cn.isEqStr &&
+	cn.simple = cn.typed && cn.o == nil && len(cn.res) == 0 && !cn.isEqStr &&
 		(cn.types&tNumber != 0 || cn.types&tInteger == 0)
 	return cn
 }
@@ -418,18 +451,18 @@ func propHash(k string) int {
 	if len(k) == 0 {
 		return 0
 	}
-	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 63)
+	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 31)
 }
 
 func propHashB(k []byte) int {
 	if len(k) == 0 {
 		return 0
 	}
-	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 63)
+	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 31)
 }
 
 // prop is the index in props of the member name k, or -1.
-func (c *cnode) prop(k []byte) int {
+func (c *cobj) prop(k []byte) int {
 	switch i := c.lut[propHashB(k)]; i {
 	case -1:
 		return -1
@@ -498,8 +531,8 @@ func (c *cnode) check(t *jsonscan.Tape, e jsonscan.Ent) tri {
 			return no
 		}
 	}
-	if c.obj && ty == tObject {
-		if r = and(r, c.object(t, e)); r == no {
+	if c.o != nil && ty == tObject {
+		if r = and(r, c.o.object(t, e)); r == no {
 			return no
 		}
 	}
@@ -511,9 +544,9 @@ func (c *cnode) check(t *jsonscan.Tape, e jsonscan.Ent) tri {
 	return r
 }
 
-func (c *cnode) object(t *jsonscan.Tape, e jsonscan.Ent) tri {
+func (c *cobj) object(t *jsonscan.Tape, e jsonscan.Ent) tri {
 	ms := t.Entries(e)
-	if len(ms) < c.minProps || (c.maxProps >= 0 && len(ms) > c.maxProps) {
+	if len(ms) < int(c.minProps) || (c.maxProps >= 0 && len(ms) > int(c.maxProps)) {
 		return no
 	}
 	r := yes
@@ -550,7 +583,7 @@ func (c *cnode) object(t *jsonscan.Tape, e jsonscan.Ent) tri {
 			}
 		}
 	}
-	if found < c.reqN {
+	if int32(found) < c.reqN {
 		return no
 	}
 	return r

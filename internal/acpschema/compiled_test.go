@@ -51,7 +51,7 @@ func crossCheckCompiled(t testing.TB, cs *compiledSchema, ss []*jsonschema.Schem
 	for i, x := range xs {
 		for _, s := range ss {
 			rm := fc.valid(cs.fast[s], decs[i])
-			switch sameCompiled(t, cs.comp[s], s, x, decs[i], rm) {
+			switch sameCompiled(t, cs.comp.node(s), s, x, decs[i], rm) {
 			case yes:
 				st.yes++
 			case no:
@@ -120,14 +120,14 @@ func TestCompiledUnsureOnCycles(t *testing.T) {
 		fs := fastSchemas{}
 		fs.node(s)
 		fs.finish()
-		comp := compileFast(fs)
+		comp := &lazyComp{fs: fs}
 		for _, v := range []string{`{}`, `{"x":{"x":{}}}`, `{"x":1}`, `1`} {
 			var tp jsonscan.Tape
 			if !tp.Parse([]byte(v)) {
 				t.Fatal(v)
 			}
 			dec, _ := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(v)))
-			r := comp[s].check(&tp, tp.Root())
+			r := comp.node(s).check(&tp, tp.Root())
 			err := s.Validate(dec)
 			if r != unsure && (r == yes) != (err == nil) {
 				t.Errorf("%s on %s: compiled %v, jsonschema %v", src, v, r, err)

@@ -90,8 +90,8 @@ type compiledSchema struct {
 	updates map[string]*jsonschema.Schema
 	// fast holds the fast check's view of every schema above (fastvalid.go).
 	fast fastSchemas
-	// comp holds the compiled validator of every schema above (compiled.go).
-	comp map[*jsonschema.Schema]*cnode
+	// comp compiles the validator of each schema above when first used (compiled.go).
+	comp *lazyComp
 }
 
 var (
@@ -204,7 +204,7 @@ func compileSchema(v Version) (*compiledSchema, error) {
 		}
 	}
 	cs.fast.finish()
-	cs.comp = compileFast(cs.fast)
+	cs.comp = &lazyComp{fs: cs.fast}
 	return cs, nil
 }
 

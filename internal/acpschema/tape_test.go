@@ -98,7 +98,7 @@ func crossCheckTape(t testing.TB, cs *compiledSchema, rs []*jsonschema.Schema, b
 			if rt != unsure && rt != rm {
 				t.Fatalf("%s on %s: tape %v, decoded %v", s.Location, tapes[i].raw(), rt, rm)
 			}
-			sameCompiled(t, cs.comp[s], s, tapes[i], decs[i], rm)
+			sameCompiled(t, cs.comp.node(s), s, tapes[i], decs[i], rm)
 			switch {
 			case rt == unsure && rm != unsure:
 				st.unsure++
@@ -158,10 +158,10 @@ func TestTapeConformingWorkloadIsFast(t *testing.T) {
 		if r := fc.validTape(cs.fast[cs.updates[kind]], p.t, p.e); r != yes {
 			t.Errorf("tape check = %v for %s", r, f.line)
 		}
-		if r := cs.comp[cs.updates[kind]].check(p.t, p.e); r != yes {
+		if r := cs.comp.node(cs.updates[kind]).check(p.t, p.e); r != yes {
 			t.Errorf("compiled check = %v for %s", r, f.line)
 		}
-		if r := cs.comp[cs.envelope[Agent]].check(root.t, root.e); r != yes {
+		if r := cs.comp.node(cs.envelope[Agent]).check(root.t, root.e); r != yes {
 			t.Errorf("compiled envelope check = %v for %s", r, f.line)
 		}
 		n++
