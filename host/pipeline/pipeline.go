@@ -407,6 +407,9 @@ const (
 	switchPriority                // the queue crossed a threshold: run on at the other priority
 )
 
+// yieldAfter is the read size after which capture yields (see take).
+const yieldAfter = 16 << 10
+
 // captureLoop is capture's state, carried across the goroutines it runs on.
 type captureLoop struct {
 	p      *Pipeline
@@ -448,8 +451,12 @@ func (c *captureLoop) take(it captured.Item) {
 		c.held = append(c.held, it)
 		// A read is up to 64 KiB of lines (a few hundred µs of work):
 		// the tee's copy goroutines, woken by their pipes, get a P
-		// between two reads instead of after Go's 10 ms time slice.
-		runtime.Gosched()
+		// between two reads instead of after Go's 10 ms time slice. Not
+		// after a short read: on capture's locked thread a yield costs four
+		// context switches, far more than the read's lines.
+		if len(it.Chunk.Data) >= yieldAfter {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -484,6 +491,14 @@ func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got b
 	}
 }
 
+// sleepWindow waits for the coalescing window to end, or for stop.
+func (c *captureLoop) sleepWindow() {
+	select {
+	case <-c.window.C:
+	case <-c.p.stop:
+	}
+}
+
 // run captures batch by batch until the queue is closed, capture is stopped, or (the
 // batch written and its chunks released) the queue crosses the threshold of the priority
 // run is at (low: below the tee).
@@ -512,6 +527,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		if c.window != nil {
 			c.window.Reset(p.opts.Coalesce)
 		}
+		slept := false
 	more:
 		for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
 			select {
@@ -523,8 +539,17 @@ func (c *captureLoop) run(low bool) loopEnd {
 				continue
 			default:
 			}
-			if c.window == nil {
+			if c.window == nil || slept {
 				break more
+			}
+			if c.bell != nil {
+				// With a doorbell, capture sleeps out the window instead of waking at each
+				// ring, then takes what was queued: its thread is locked (lowered), and each
+				// wake of a locked thread costs Go's scheduler four context switches, which
+				// at a line a millisecond were most of capture's CPU.
+				c.sleepWindow()
+				slept = true
+				continue
 			}
 			next, nok, got := c.wait(c.window.C)
 			if !got {

@@ -238,12 +238,14 @@ func (s *Stream) WriteTurnsPaced(w io.Writer, n int, rate float64) (int64, error
 
 // EchoLine is the latency benchmarks' line: a 300-byte $/cancel_request
 // notification, which ACP v2 allows in both directions, so the echo agent's
-// copy conforms too (TestWorkload).
+// copy conforms too (TestWorkload). Its length is in the request id (a
+// string), not in _meta: the wire log's scrubbing walks every _meta, which
+// most lines of a session do not have.
 func EchoLine() []byte {
-	const head, tail = `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":4242,"_meta":{"bench":"`, `"}}}` + "\n"
+	const head, tail = `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"req-`, `"}}` + "\n"
 	b := []byte(head)
 	for i := 0; len(b) < 300-len(tail); i++ {
-		b = append(append(b, words[i%len(words)]...), ' ')
+		b = append(append(b, words[i%len(words)]...), '-')
 	}
 	return append(b[:300-len(tail)], tail...)
 }
