@@ -19,6 +19,11 @@ import (
 type grpcServer struct {
 	pb.UnimplementedMapperServer
 	impl sdk.Mapper
+	// legacy serves as a plugin built before the packed feature did: it
+	// announces no wire feature, answers with Output messages whatever the
+	// Start lists, and refuses a packed batch (an unexpected message). For
+	// the tests that an older plugin still works with this host.
+	legacy bool
 }
 
 func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
@@ -26,7 +31,11 @@ func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoRespo
 	if err != nil {
 		return nil, err
 	}
-	return infoToProto(info), nil
+	r := infoToProto(info)
+	if !s.legacy {
+		r.WireFeatures = []string{FeaturePacked}
+	}
+	return r, nil
 }
 
 func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
@@ -47,6 +56,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 		return status.Errorf(codes.FailedPrecondition, "map: start: %v", err)
 	}
 	var asm frameAssembler
+	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
 	frames := make([]sdk.Frame, 0, 256)
 	for {
 		req, err := stream.Recv()
@@ -58,6 +68,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 		}
 		switch m := req.Msg.(type) {
 		case *pb.MapRequest_Batch:
+			clear(frames) // nothing of the last batch is kept alive by the slice
 			frames = frames[:0]
 			for _, f := range m.Batch.Frames {
 				frames = asm.add(f, frames)
@@ -66,7 +77,24 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 			if err != nil {
 				return status.Errorf(codes.Internal, "map: %v", err)
 			}
-			if err := sendOutputs(stream, outs); err != nil {
+			if err := out.send(outs); err != nil {
+				return err
+			}
+		case *pb.MapRequest_Packed:
+			if s.legacy {
+				return status.Error(codes.InvalidArgument, "map: unexpected message")
+			}
+			clear(frames)
+			frames, err = asm.addPacked(m.Packed.Frames, frames[:0])
+			if err != nil {
+				// Declared and reported: the host restarts the plugin.
+				return status.Errorf(codes.InvalidArgument, "map: %v", err)
+			}
+			outs, err := callMap(ctx, sess, frames)
+			if err != nil {
+				return status.Errorf(codes.Internal, "map: %v", err)
+			}
+			if err := out.send(outs); err != nil {
 				return err
 			}
 		case *pb.MapRequest_Finish:
@@ -74,11 +102,38 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 			if err != nil {
 				return status.Errorf(codes.Internal, "finish: %v", err)
 			}
-			return sendOutputs(stream, outs)
+			return out.send(outs)
 		default:
 			return status.Error(codes.InvalidArgument, "map: unexpected message")
 		}
 	}
+}
+
+// outputSender answers a Map stream's requests: with Output messages, or
+// packed when the host accepts it (its Start lists FeaturePacked).
+type outputSender struct {
+	stream pb.Mapper_MapServer
+	packed bool
+	buf    []byte // reused: Send has serialized the message when it returns
+	resp   pb.MapResponse
+}
+
+func (o *outputSender) send(outs []sdk.Output) error {
+	if !o.packed {
+		return sendOutputs(o.stream, outs)
+	}
+	var blocks [][]byte
+	blocks, o.buf = packedOutputs(o.buf, outs)
+	for i, b := range blocks {
+		o.resp = pb.MapResponse{PackedOutputs: b, More: i < len(blocks)-1}
+		if err := o.stream.Send(&o.resp); err != nil {
+			return err
+		}
+	}
+	if cap(o.buf) > 4*responseBudget { // one huge answer: not kept for the session
+		o.buf = nil
+	}
+	return nil
 }
 
 // callMap turns a panic inside a mapper into an error for the host: a
