@@ -55,59 +55,125 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	if err != nil {
 		return status.Errorf(codes.FailedPrecondition, "map: start: %v", err)
 	}
-	var asm frameAssembler
 	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
-	frames := make([]sdk.Frame, 0, 256)
+	rd := newRequestReader(stream, s.legacy)
+	defer rd.stop()
 	for {
-		req, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
+		req := rd.next()
+		switch {
+		case errors.Is(req.err, io.EOF):
 			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch m := req.Msg.(type) {
-		case *pb.MapRequest_Batch:
-			clear(frames) // nothing of the last batch is kept alive by the slice
-			frames = frames[:0]
-			for _, f := range m.Batch.Frames {
-				frames = asm.add(f, frames)
-			}
-			outs, err := callMap(ctx, sess, frames)
-			if err != nil {
-				return status.Errorf(codes.Internal, "map: %v", err)
-			}
-			if err := out.send(outs); err != nil {
-				return err
-			}
-		case *pb.MapRequest_Packed:
-			if s.legacy {
-				return status.Error(codes.InvalidArgument, "map: unexpected message")
-			}
-			clear(frames)
-			frames, err = asm.addPacked(m.Packed.Frames, frames[:0])
-			if err != nil {
-				// Declared and reported: the host restarts the plugin.
-				return status.Errorf(codes.InvalidArgument, "map: %v", err)
-			}
-			outs, err := callMap(ctx, sess, frames)
-			if err != nil {
-				return status.Errorf(codes.Internal, "map: %v", err)
-			}
-			if err := out.send(outs); err != nil {
-				return err
-			}
-		case *pb.MapRequest_Finish:
-			outs, err := callFinish(ctx, sess, m.Finish.Reason)
+		case req.err != nil:
+			return req.err
+		case req.finish != nil:
+			outs, err := callFinish(ctx, sess, req.finish.Reason)
 			if err != nil {
 				return status.Errorf(codes.Internal, "finish: %v", err)
 			}
 			return out.send(outs)
-		default:
-			return status.Error(codes.InvalidArgument, "map: unexpected message")
+		}
+		outs, err := callMap(ctx, sess, req.frames)
+		rd.release(req.frames)
+		if err != nil {
+			return status.Errorf(codes.Internal, "map: %v", err)
+		}
+		if err := out.send(outs); err != nil {
+			return err
 		}
 	}
 }
+
+// requestReader receives and decodes a Map stream's requests on a
+// goroutine of its own, one ahead of the mapping: while the mapper maps a
+// batch, the next one (which a pipelining host has sent already) is read
+// off the connection and assembled into frames. Two frame slices take
+// turns, so a batch's frames are never touched while it is being mapped.
+type requestReader struct {
+	stream pb.Mapper_MapServer
+	legacy bool
+	ready  chan request
+	free   chan []sdk.Frame
+	done   chan struct{}
+}
+
+// request is one decoded request: a batch's frames, the finish, or the
+// stream's end (io.EOF) or failure.
+type request struct {
+	frames []sdk.Frame
+	finish *pb.Finish
+	err    error
+}
+
+func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
+	r := &requestReader{stream: stream, legacy: legacy, ready: make(chan request, 1),
+		free: make(chan []sdk.Frame, 2), done: make(chan struct{})}
+	r.free <- make([]sdk.Frame, 0, 256)
+	r.free <- make([]sdk.Frame, 0, 256)
+	go r.run()
+	return r
+}
+
+func (r *requestReader) run() {
+	var asm frameAssembler
+	for {
+		var frames []sdk.Frame
+		select {
+		case frames = <-r.free:
+		case <-r.done:
+			return
+		}
+		req := r.read(&asm, frames[:0])
+		select {
+		case r.ready <- req:
+		case <-r.done:
+			return
+		}
+		if req.err != nil || req.finish != nil {
+			return
+		}
+	}
+}
+
+func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
+	var m pb.MapRequest
+	if err := r.stream.RecvMsg(&m); err != nil {
+		return request{err: err}
+	}
+	switch msg := m.Msg.(type) {
+	case *pb.MapRequest_Batch:
+		for _, f := range msg.Batch.Frames {
+			frames = asm.add(f, frames)
+		}
+		return request{frames: frames}
+	case *pb.MapRequest_Packed:
+		if r.legacy {
+			break
+		}
+		frames, err := asm.addPacked(msg.Packed.Frames, frames)
+		if err != nil {
+			// Declared and reported: the host restarts the plugin.
+			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
+		}
+		return request{frames: frames}
+	case *pb.MapRequest_Finish:
+		return request{finish: msg.Finish}
+	}
+	return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
+}
+
+// next returns the next request (the stream's end once the reader has
+// stopped).
+func (r *requestReader) next() request { return <-r.ready }
+
+// release gives a mapped batch's frame slice back to the reader.
+func (r *requestReader) release(frames []sdk.Frame) {
+	clear(frames) // nothing of the batch is kept alive by the slice
+	r.free <- frames[:0]
+}
+
+// stop ends the reader (it may still be blocked in RecvMsg: that returns
+// once the handler has returned and the stream is done).
+func (r *requestReader) stop() { close(r.done) }
 
 // outputSender answers a Map stream's requests: with Output messages, or
 // packed when the host accepts it (its Start lists FeaturePacked).
