@@ -15,8 +15,8 @@ import (
 // agent` (the real binary: wire log written, acpv2 attached), alternating
 // line by line so both see the same machine state. For reference it also
 // times the agent behind two cats in acptap's place (the cost of the two
-// extra process hops alone). The line is a 300-byte mcp/message
-// notification, valid in both directions. It reports p50/p99/p99.9 of each
+// extra process hops alone). The line is a 300-byte $/cancel_request
+// notification (acpgen.EchoLine), valid in both directions. It reports p50/p99/p99.9 of each
 // and acptap's added p50/p99 over direct, in microseconds, and the CPU time
 // acptap and its plugin spent per round trip (two lines: one each way),
 // which does not depend on the machine's other load.
@@ -35,8 +35,7 @@ func BenchmarkRecordLatency(b *testing.B) {
 func benchLatency(b *testing.B, pace time.Duration) {
 	acptap, agent := binaries(b)
 	n := envInt("ACPTAP_BENCH_LAT_N", 2000)
-	line := acpgen.MCPBlock(1)
-	line = line[:bytes.IndexByte(line, '\n')+1]
+	line := acpgen.EchoLine()
 	var direct, catted, tapped []time.Duration
 	var cpuDirect, cpuTapped time.Duration
 	for b.Loop() {

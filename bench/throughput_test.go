@@ -23,6 +23,11 @@ type setup int
 const (
 	viaCat    setup = iota // one cat per direction, in acptap's place
 	viaAcptap              // acptap record --store <tmp> -- agent
+	// viaKeep: `benchagent keep` per direction in acptap's place: cat plus one kept
+	// copy of every read in a file on tmpfs (/dev/shm), the least a recorder whose
+	// capture lags a burst pays (acptap's queue is such a memory file). tee(1) is not
+	// that floor: it copies 8 KiB at a time and runs slower than acptap.
+	viaKeep
 )
 
 // chain is one running editor ↔ [middle] ↔ agent arrangement.
@@ -39,7 +44,7 @@ type chain struct {
 // always reaches us directly (acptap passes its own stderr to the agent).
 func startChain(b *testing.B, s setup, agent ...string) *chain {
 	b.Helper()
-	acptap, _ := binaries(b)
+	acptap, agentBin := binaries(b)
 	errR, errW, _ := os.Pipe()
 	edInR, edInW, _ := os.Pipe()   // editor → middle
 	edOutR, edOutW, _ := os.Pipe() // middle → editor
@@ -51,12 +56,22 @@ func startChain(b *testing.B, s setup, agent ...string) *chain {
 		c.procs = append(c.procs, cmd)
 	}
 	switch s {
-	case viaCat:
+	case viaCat, viaKeep:
 		agInR, agInW, _ := os.Pipe()
 		agOutR, agOutW, _ := os.Pipe()
-		catIn := exec.Command("cat")
+		middle := func(string) *exec.Cmd { return exec.Command("cat") }
+		if s == viaKeep {
+			shm, err := os.MkdirTemp(shmRoot(), "acptap-bench-keep-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			closeOut := c.close
+			c.close = func() { closeOut(); os.RemoveAll(shm) }
+			middle = func(dir string) *exec.Cmd { return exec.Command(agentBin, "keep", filepath.Join(shm, dir)) }
+		}
+		catIn := middle("c2a")
 		catIn.Stdin, catIn.Stdout, catIn.Stderr = edInR, agInW, os.Stderr
-		catOut := exec.Command("cat")
+		catOut := middle("a2c")
 		catOut.Stdin, catOut.Stdout, catOut.Stderr = agOutR, edOutW, os.Stderr
 		ag := exec.Command(agent[0], agent[1:]...)
 		ag.Stdin, ag.Stdout, ag.Stderr = agInR, agOutW, errW
@@ -83,6 +98,14 @@ func startChain(b *testing.B, s setup, agent ...string) *chain {
 	errW.Close()
 	c.agent = newLineReader(errR)
 	return c
+}
+
+// shmRoot is where viaKeep keeps its copies: /dev/shm, else the temp dir.
+func shmRoot() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		return "/dev/shm"
+	}
+	return os.TempDir()
 }
 
 // request writes one line and reads the one-line answer.
@@ -281,12 +304,16 @@ func BenchmarkRecordThroughput(b *testing.B) {
 
 func benchFlow(b *testing.B, bulkLines int, run func(setup) flowResult) {
 	binaries(b)
-	var cat, tap flowResult
-	var ratios []float64
+	var cat, tap, keep flowResult
+	var ratios, keepRatios, overKeep []float64
+	rate := func(r flowResult) float64 { return float64(r.bytes) / r.flow.Seconds() }
 	for b.Loop() {
 		c := run(viaCat)
 		t := run(viaAcptap)
-		ratios = append(ratios, (float64(t.bytes)/t.flow.Seconds())/(float64(c.bytes)/c.flow.Seconds()))
+		k := run(viaKeep)
+		ratios = append(ratios, rate(t)/rate(c))
+		keepRatios, overKeep = append(keepRatios, rate(k)/rate(c)), append(overKeep, rate(t)/rate(k))
+		keep.bytes, keep.flow = keep.bytes+k.bytes, keep.flow+k.flow
 		cat.bytes, cat.flow, cat.cpu = cat.bytes+c.bytes, cat.flow+c.flow, cat.cpu+c.cpu
 		tap.bytes, tap.flow, tap.cpu, tap.exit = tap.bytes+t.bytes, tap.flow+t.flow, tap.cpu+t.cpu, tap.exit+t.exit
 		tap.mapped, cat.exit = tap.mapped+t.mapped, cat.exit+c.exit
@@ -300,6 +327,9 @@ func benchFlow(b *testing.B, bulkLines int, run func(setup) flowResult) {
 	b.ReportMetric(catRate, "cat-MB/s")
 	b.ReportMetric(tapRate, "acptap-MB/s")
 	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(float64(keep.bytes)/1e6/keep.flow.Seconds(), "keep-MB/s")
+	b.ReportMetric(median(keepRatios), "keep-ratio")
+	b.ReportMetric(median(overKeep), "ratio-over-keep")
 	b.ReportMetric(float64(bulkLines), "lines/op")
 	b.ReportMetric(float64(tap.rec.Frames)/n, "captured-frames/op")
 	b.ReportMetric(float64(tap.rec.GapFrames)/n, "dropped-frames/op")

@@ -85,6 +85,36 @@ func TestWorkload(t *testing.T) {
 		}
 	}
 
+	// The client → agent bulk and the latency line (both ways) map without a diagnostic
+	// too, after the handshake.
+	var extra []sdk.Frame
+	fb := pluginwire.NewFrameBuilder()
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	add := func(d sdk.Direction, l []byte) {
+		extra = fb.Line(extra, uint64(len(extra)+1), d, at, bytes.TrimSuffix(l, []byte("\n")))
+	}
+	for i, l := range [][]byte{acpgen.InitializeRequest, acpgen.InitializeResponse, acpgen.NewSessionRequest, acpgen.NewSessionResponse} {
+		d := sdk.C2A
+		if i%2 == 1 {
+			d = sdk.A2C
+		}
+		add(d, l)
+	}
+	for _, l := range bytes.SplitAfter(bytes.TrimSuffix(mcp, []byte("\n")), []byte("\n")) {
+		add(sdk.C2A, l)
+	}
+	echo := acpgen.EchoLine()
+	if len(echo) != 300 || !json.Valid(echo) {
+		t.Errorf("echo line: %d bytes, valid %v", len(echo), json.Valid(echo))
+	}
+	add(sdk.C2A, echo)
+	add(sdk.A2C, echo)
+	for _, o := range mapFinished(t, extra) {
+		if o.Kind == sdk.Diagnostic {
+			t.Errorf("diagnostic on the bulk or echo line: %s: %s (frames %v)", o.Summary, o.Detail, o.FrameSeqs)
+		}
+	}
+
 	frames := sessionFrames(turns)
 	m := acpv2.New()
 	ctx := context.Background()
@@ -120,4 +150,23 @@ func TestWorkload(t *testing.T) {
 		t.Errorf("outputs by kind: %v", kinds)
 	}
 	t.Logf("%d turns: %d bytes, %d outputs %v", turns, n, len(outs), kinds)
+}
+
+// mapFinished maps frames with acpv2 in process, finished, and returns every output.
+func mapFinished(t *testing.T, frames []sdk.Frame) []sdk.Output {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := acpv2.New().Start(ctx, sdk.StartRequest{Connection: "c-bench", WireLog: "wire/c-bench.jsonl", Input: acpv2.Input, Mode: sdk.ModeRecord})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := sess.Map(ctx, frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(outs, o...)
 }

@@ -139,6 +139,8 @@ row "  acptap MB/s · cat MB/s (c2a)" "$(fmt "$(m e2e $tp/dir=c2a acptap-MB/s)" 
 row "  frames dropped (gaps) of $(m e2e $tp/dir=c2a lines/op) (c2a)" "$(m e2e $tp/dir=c2a dropped-frames/op)" "0" "<=" 0
 row "acptap record throughput / cat, agent→editor (ratio)" "$(fmt "$(m e2e $tp/dir=a2c ratio)")" "≥ 0.9×" ">=" 0.9
 row "  acptap MB/s · cat MB/s (a2c)" "$(fmt "$(m e2e $tp/dir=a2c acptap-MB/s)" 0) · $(fmt "$(m e2e $tp/dir=a2c cat-MB/s)" 0)" ""
+row "  floor, cat with one kept copy / cat: c2a · a2c (ratio)" "$(fmt "$(m e2e $tp/dir=c2a keep-ratio)") · $(fmt "$(m e2e $tp/dir=a2c keep-ratio)")" ""
+row "  acptap / that floor: c2a · a2c (ratio)" "$(fmt "$(m e2e $tp/dir=c2a ratio-over-keep)") · $(fmt "$(m e2e $tp/dir=a2c ratio-over-keep)")" ""
 row "  frames dropped (gaps) of $(m e2e $tp/dir=a2c lines/op) (a2c)" "$(m e2e $tp/dir=a2c dropped-frames/op)" "0" "<=" 0
 row "tee package / cat, c2a (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=c2a ratio)")" "≥ 0.9×" ">=" 0.9
 row "tee package / cat, a2c (ratio; capture off: $(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c nocapture-ratio)"))" "$(fmt "$(m tee BenchmarkTeeThroughput/dir=a2c ratio)")" "≥ 0.9×" ">=" 0.9

@@ -87,11 +87,12 @@ func (a *Arena) take() *Chunk {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var s int32
+	cold := false
 	switch {
 	case len(a.warm) > 0:
 		s, a.warm = a.warm[len(a.warm)-1], a.warm[:len(a.warm)-1]
 	case len(a.cold) > 0:
-		s, a.cold = a.cold[len(a.cold)-1], a.cold[:len(a.cold)-1]
+		s, a.cold, cold = a.cold[len(a.cold)-1], a.cold[:len(a.cold)-1], true
 	default:
 		return nil
 	}
@@ -101,6 +102,7 @@ func (a *Arena) take() *Chunk {
 		c = &Chunk{buf: a.mem[off : off+BufferSize : off+BufferSize], arena: a, slot: s}
 		a.slots[s] = c
 	}
+	c.cold = cold
 	return c
 }
 

@@ -181,3 +181,78 @@ func TestSpoolOfManyArenaChunks(t *testing.T) {
 		}
 	}
 }
+
+// minorFaults is this process's minor page faults so far.
+func minorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+// TestColdSlotsAreStored: a slot without pages (never used, or punched after a burst) is
+// cold; Store gives it the bytes through the memory file, without faulting its pages in
+// on the caller's side, and the chunk's buffer reads them back. A slot given back warm is
+// not cold.
+func TestColdSlotsAreStored(t *testing.T) {
+	a, err := NewArena((keepWarm + 8) * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, BufferSize-100)
+	for i := range data {
+		data[i] = byte(i*7 + i>>9)
+	}
+	c := a.Buffer()
+	if !c.Cold() {
+		t.Fatal("a new arena's slot is not cold")
+	}
+	f0 := minorFaults(t)
+	c.Store(data)
+	if f := minorFaults(t) - f0; f >= BufferSize/4096/2 {
+		t.Errorf("Store faulted %d pages in; want the pages made by the file write", f)
+	}
+	if c.Cold() {
+		t.Error("a stored chunk is still cold")
+	}
+	if r := resident(t, a); r < int64(len(data)) {
+		t.Errorf("%d resident bytes after storing %d", r, len(data))
+	}
+	if string(c.Buf()[:len(data)]) != string(data) {
+		t.Fatal("the chunk's buffer does not hold the stored bytes")
+	}
+	c.Share(len(data))
+	c.WriteDone()
+	c.Release()
+	if c2 := a.Buffer(); c2.slot != c.slot || c2.Cold() {
+		t.Errorf("took slot %d (cold %v), want the warm slot %d", c2.slot, c2.Cold(), c.slot)
+	} else {
+		c2.WriteDone()
+	}
+
+	// Past keepWarm, released slots are punched: cold again.
+	var held []*Chunk
+	for range a.Slots() {
+		c := a.Buffer()
+		c.Store(data)
+		c.Share(len(data))
+		c.WriteDone()
+		held = append(held, c)
+	}
+	for _, c := range held {
+		c.Release()
+	}
+	cold := 0
+	for range a.Slots() {
+		c := a.Buffer()
+		if c.Cold() {
+			cold++
+		}
+		held = append(held, c)
+	}
+	if cold != a.Slots()-keepWarm {
+		t.Errorf("%d cold slots after a drained burst, want %d", cold, a.Slots()-keepWarm)
+	}
+}

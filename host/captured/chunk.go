@@ -40,6 +40,7 @@ type Chunk struct {
 	parent *Chunk // the slab Data was copied into (Slab), which holds the bytes
 	arena  *Arena // buf is a slot of arena (nil: of the heap pool)
 	slot   int32
+	cold   bool // buf is an arena slot without pages yet (see Cold)
 }
 
 // Lost counts forwarded bytes that capture did not get. EndLF says whether the last of them
@@ -66,6 +67,27 @@ func Buffer() *Chunk {
 
 // Buf is the chunk's read buffer (nil for a chunk whose Data was copied).
 func (c *Chunk) Buf() []byte { return c.buf }
+
+// Cold says the chunk's buffer is an arena slot that has no pages yet (never used, or given
+// back after a burst). Reading into it would fault each page in, zeroed first, on the copy
+// path: in a burst that capture lags, that is most of the tee's CPU. A copier reads such a
+// chunk's bytes into a buffer of its own and puts them in with Store, which gives the slot
+// its pages without zeroing them (about half the cost, measured in docs/benchmarks.md).
+func (c *Chunk) Cold() bool { return c.cold }
+
+// Store copies b into the start of the chunk's buffer: through the arena's file when the
+// slot is cold, else as a plain copy. b must fit in the buffer.
+func (c *Chunk) Store(b []byte) {
+	if c.cold {
+		c.cold = false
+		if _, err := c.arena.f.WriteAt(b, int64(c.slot)*BufferSize); err == nil {
+			return
+		}
+		// Writing the memory file failed (it cannot, short of ENOMEM): copying faults the
+		// pages in instead.
+	}
+	copy(c.buf, b)
+}
 
 // Share puts the first n bytes of the buffer in Data for the receiver: the buffer is held
 // by the copier and the receiver until both are done (WriteDone, Release).

@@ -1,12 +1,15 @@
 package logthrottle
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 // Defaults for Writer.
@@ -54,24 +57,58 @@ func New(w io.Writer) *Writer {
 	return &Writer{Burst: DefaultBurst, Window: DefaultWindow, Now: time.Now, w: w, keys: map[key]*count{}}
 }
 
-type entryHead struct {
-	Level   string `json:"@level"`
-	Module  string `json:"@module"`
-	Message string `json:"@message"`
-	Plugin  any    `json:"plugin"`
+// entryHead is what Write reads of an hclog JSON entry.
+type entryHead struct{ Level, Module, Message string }
+
+// head reads an entry's @level, @module, @message and a string plugin, in
+// one pass over its top-level members and without decoding the rest: a
+// plugin's diagnostics can be an entry per frame, and decoding each whole
+// entry (encoding/json) was most of what logging one cost. ok is false when
+// p is not one JSON object or a member read is not a string of JSON
+// (plugin excepted, which is then "", as any non-string plugin is).
+// TestHeadMatchesUnmarshal compares it with json.Unmarshal.
+func head(p []byte) (h entryHead, plugin string, ok bool) {
+	bad := false
+	ok = jsonscan.Members(p, func(k, v []byte) bool {
+		name := string(k)
+		if bytes.IndexByte(k, '\\') >= 0 {
+			name, _ = jsonscan.Unquote(k)
+		}
+		var dst *string
+		switch name {
+		case "@level":
+			dst = &h.Level
+		case "@module":
+			dst = &h.Module
+		case "@message":
+			dst = &h.Message
+		case "plugin":
+			plugin, _ = jsonscan.String(v) // not a string: no plugin
+			return true
+		default:
+			return true
+		}
+		if string(v) == "null" {
+			*dst = ""
+			return true
+		}
+		s, sok := jsonscan.String(v)
+		*dst, bad = s, !sok
+		return sok
+	})
+	return h, plugin, ok && !bad
 }
 
 // Write implements io.Writer.
 func (t *Writer) Write(p []byte) (int, error) {
-	var h entryHead
-	if json.Unmarshal(p, &h) != nil || h.Message == "" {
+	h, plugin, ok := head(p)
+	if !ok || h.Message == "" {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		return t.w.Write(p)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	plugin, _ := h.Plugin.(string)
 	k := key{h.Level, h.Module, plugin, h.Message}
 	c, ok := t.keys[k]
 	if !ok {

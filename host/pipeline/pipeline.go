@@ -407,6 +407,9 @@ const (
 	switchPriority                // the queue crossed a threshold: run on at the other priority
 )
 
+// yieldAfter is the read size after which capture yields (see take).
+const yieldAfter = 16 << 10
+
 // captureLoop is capture's state, carried across the goroutines it runs on.
 type captureLoop struct {
 	p      *Pipeline
@@ -448,8 +451,12 @@ func (c *captureLoop) take(it captured.Item) {
 		c.held = append(c.held, it)
 		// A read is up to 64 KiB of lines (a few hundred µs of work):
 		// the tee's copy goroutines, woken by their pipes, get a P
-		// between two reads instead of after Go's 10 ms time slice.
-		runtime.Gosched()
+		// between two reads instead of after Go's 10 ms time slice. Not
+		// after a short read: on capture's locked thread a yield costs four
+		// context switches, far more than the read's lines.
+		if len(it.Chunk.Data) >= yieldAfter {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -481,6 +488,14 @@ func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got b
 		case <-c.p.stop:
 			return it, false, false
 		}
+	}
+}
+
+// sleepWindow waits for the coalescing window to end, or for stop.
+func (c *captureLoop) sleepWindow() {
+	select {
+	case <-c.window.C:
+	case <-c.p.stop:
 	}
 }
 
@@ -524,6 +539,26 @@ func (c *captureLoop) run(low bool) loopEnd {
 			default:
 			}
 			if c.window == nil {
+				break more
+			}
+			if c.bell != nil {
+				// With a doorbell, capture sleeps out the window instead of waking at each
+				// ring, then takes what was queued: its thread is locked (lowered), and each
+				// wake of a locked thread costs Go's scheduler four context switches, which
+				// at a line a millisecond were most of capture's CPU.
+				c.sleepWindow()
+				for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
+					select {
+					case it, ok = <-items:
+						if !ok {
+							break more
+						}
+						c.take(it)
+						continue
+					default:
+					}
+					break
+				}
 				break more
 			}
 			next, nok, got := c.wait(c.window.C)

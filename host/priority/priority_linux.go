@@ -31,6 +31,11 @@ func Start(start func() error, hold <-chan struct{}) (reniceErr, err error) {
 			r.renice = gerr
 		} else if serr := syscall.Setpriority(syscall.PRIO_PROCESS, tid, Target(own)); serr != nil {
 			r.renice = fmt.Errorf("setpriority: %w", serr)
+		} else {
+			// The child gets the default slice, not the copy path's (ShortenSlices): a
+			// woken tee copier must have the shorter one to preempt it. Failing that,
+			// it only preempts a little later.
+			_ = setSlice(tid, 0)
 		}
 		r.err = start()
 		done <- r
@@ -81,6 +86,7 @@ func LowerSelf() error {
 				if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, target); err != nil {
 					return fmt.Errorf("setpriority: %w", err)
 				}
+				_ = setSlice(tid, 0) // see Start
 				changed = true
 			}
 		}

@@ -23,3 +23,8 @@ func LowerSelf() error {
 func LowerThread(func(own int) int) (release func(), err error) {
 	return func() {}, errors.New("lowering a thread's priority is implemented on Linux only")
 }
+
+// ShortenSlices is Linux only (a scheduler slice per thread).
+func ShortenSlices() error {
+	return errors.New("scheduler slices are implemented on Linux only")
+}

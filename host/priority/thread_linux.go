@@ -33,6 +33,10 @@ func LowerThread(target func(own int) int) (release func(), err error) {
 	if err == nil {
 		if serr := syscall.Setpriority(syscall.PRIO_PROCESS, tid, target(own)); serr != nil {
 			err = fmt.Errorf("setpriority: %w", serr)
+		} else {
+			// The default slice (see ShortenSlices); failing that, the tee only preempts
+			// this thread a little later.
+			_ = setSlice(tid, 0)
 		}
 	}
 	if err != nil {

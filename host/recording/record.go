@@ -19,6 +19,7 @@ import (
 	"github.com/acptap/acptap/host/config"
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/pipeline"
+	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/tee"
@@ -79,6 +80,7 @@ type Recording struct {
 	queue    chan captured.Item
 	arena    *captured.Arena // the tee's read buffers; handed to the finisher at the exit
 	arenaErr error
+	sliceErr error         // from priority.ShortenSlices, once the agent started
 	bell     chan struct{} // the tee's doorbell (tee.Config.Doorbell), capture's to wait on
 
 	teeDone   chan teeResult
@@ -125,7 +127,11 @@ func (r *Recording) Start(ctx context.Context) error {
 	go func() {
 		code, err := tee.Run(r.ctx, tee.Config{Agent: r.s.Agent, Stdin: r.s.Stdin, Stdout: r.s.Stdout,
 			Stderr: r.s.Stderr, Queue: r.queue, QueueBytes: cfg.Tee.QueueBytes, Arena: r.arena, Doorbell: r.bell, Signals: true,
-			OnStart: func(int) { close(agentStarted) }, Watchdog: r.s.Watchdog})
+			OnStart: func(int) {
+				// After the agent's start, so that the agent keeps the default slice.
+				r.sliceErr = priority.ShortenSlices()
+				close(agentStarted)
+			}, Watchdog: r.s.Watchdog})
 		r.teeDone <- teeResult{code, err}
 	}()
 	// Nothing is set up for an agent that could not be started: no wire
@@ -237,6 +243,9 @@ func (r *Recording) setUp() *recorder {
 		rec.queue, rec.arena, rec.bell = r.queue, r.arena, r.bell
 		if r.arenaErr != nil {
 			rec.logger.Debug("the tee's buffers are on the heap; the exit copies the queue", "error", r.arenaErr)
+		}
+		if r.sliceErr != nil {
+			rec.logger.Debug("the copy path keeps the default scheduler slice", "error", r.sliceErr)
 		}
 		err = rec.start(plugins, r.queue)
 	}

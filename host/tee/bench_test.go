@@ -304,7 +304,7 @@ func BenchmarkCapture(b *testing.B) {
 		off += bufSize
 		lines += bytes.Count(ch.Buf()[:n], []byte("\n"))
 		c.mu.Lock()
-		handed := c.feed(ch, n, time.Now())
+		handed := c.feed(ch, ch.Buf()[:n], time.Now())
 		c.settle()
 		c.mu.Unlock()
 		if handed {

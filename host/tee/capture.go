@@ -42,14 +42,15 @@ func newCapture(dir sdk.Direction, q chan<- captured.Item, bound *captured.Bound
 	return &capture{dir: dir, q: q, bound: bound, arena: arena}
 }
 
-// feed queues the chunk ch read (ch.Buf()[:n]), received at at. It returns true when ch itself
+// feed queues data, the bytes read for the chunk ch (into its buffer, or into the copier's
+// own when ch is cold), received at at. It returns true when ch itself
 // went onto the queue: the caller must then ch.WriteDone() once its write returned and read into
 // a fresh buffer. After the write the caller calls settle. The caller holds mu.
-func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
+func (c *capture) feed(ch *captured.Chunk, data []byte, at time.Time) (handed bool) {
 	if c.closed || c.q == nil {
 		return false
 	}
-	data := ch.Buf()[:n]
+	n := len(data)
 	endLF := data[n-1] == '\n'
 	c.midLine = !endLF
 	size := int64(n)
@@ -64,6 +65,9 @@ func (c *capture) feed(ch *captured.Chunk, n int, at time.Time) (handed bool) {
 	if n < copyBelow {
 		it = c.copyOf(data)
 	} else {
+		if ch.Cold() {
+			ch.Store(data) // data was read into the copier's own buffer
+		}
 		ch.Share(n)
 	}
 	it.Lost = c.lost

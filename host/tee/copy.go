@@ -28,13 +28,21 @@ var errWrite = errors.New("write")
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
+	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
 	for {
-		n, rerr := src.Read(ch.Buf())
+		rb := ch.Buf()
+		if ch.Cold() {
+			if own == nil {
+				own = make([]byte, bufSize)
+			}
+			rb = own
+		}
+		n, rerr := src.Read(rb)
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
-			handed := c.feed(ch, n, at)
-			_, werr := dst.Write(ch.Buf()[:n])
+			handed := c.feed(ch, rb[:n], at)
+			_, werr := dst.Write(rb[:n])
 			c.settle()
 			c.ringAfterWrite()
 			c.mu.Unlock()

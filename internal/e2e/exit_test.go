@@ -23,6 +23,7 @@ import (
 	"github.com/acptap/acptap/host/priority"
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/sdk"
+	"golang.org/x/sys/unix"
 )
 
 // Helper agents of these tests.
@@ -359,7 +360,64 @@ func TestPluginsRunAtLowerPriority(t *testing.T) {
 	if lowered > 5 {
 		t.Errorf("%d acptap threads run below the main thread's priority; want at most two per plugin and capture's (5)", lowered)
 	}
+	// The copy path's threads (every thread at acptap's priority) have the short
+	// scheduler slice, so that a woken copier preempts capture and the plugins at
+	// once; the lowered threads, the plugins and the agent keep the default.
+	if def, ok := kernelKeepsSlices(t); ok {
+		for _, tid := range threads(pid) {
+			want := def
+			if nice(t, pid, tid) == host {
+				want = priority.CopySlice
+			}
+			if s, err := priority.Slice(tid); err == nil && s != want {
+				t.Errorf("acptap thread %d (nice %d): slice %d ns, want %d", tid, nice(t, pid, tid), s, want)
+			}
+		}
+		for _, name := range []string{"acpv2", "aep"} {
+			p := waitChild(t, pid, name+" plugin", builtinPlugin(name))
+			for _, tid := range threads(p.pid) {
+				if s, err := priority.Slice(tid); err == nil && s != def {
+					t.Errorf("%s plugin thread %d: slice %d ns, want the default %d", name, tid, s, def)
+				}
+			}
+		}
+		if s, err := priority.Slice(ag.pid); err != nil || s != def {
+			t.Errorf("agent: slice %d ns (%v), want the default %d", s, err, def)
+		}
+	}
 	r.wait()
+}
+
+// kernelKeepsSlices reports the kernel's default scheduler slice and whether it
+// keeps one per task (Linux 6.12 and later), probed on a thread of its own.
+func kernelKeepsSlices(t *testing.T) (def uint64, ok bool) {
+	t.Helper()
+	type res struct {
+		def uint64
+		ok  bool
+	}
+	c := make(chan res)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		a, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			c <- res{}
+			return
+		}
+		def := a.Runtime
+		a.Runtime = priority.CopySlice
+		if unix.SchedSetAttr(0, a, 0) != nil {
+			c <- res{}
+			return
+		}
+		s, _ := priority.Slice(0)
+		c <- res{def, s == priority.CopySlice && def != priority.CopySlice}
+	}()
+	r := <-c
+	if !r.ok {
+		t.Log("the kernel keeps no scheduler slice per task: slices not checked")
+	}
+	return r.def, r.ok
 }
 
 // TestRecordExitsWithHungPlugin (issue 18.1): a plugin whose Info never

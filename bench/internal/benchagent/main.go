@@ -12,6 +12,11 @@
 //	benchagent echo           answer initialize and session/new, then copy stdin to stdout as it
 //	                          arrives
 //	benchagent stamp          print "stamp <unix ns>" on stderr first thing, then exit
+//	benchagent keep FILE      not an agent but a hop in acptap's place: copy stdin to stdout
+//	                          64 KiB at a time, as cat, and keep a copy of every read in FILE
+//	                          (on tmpfs: memory) before forwarding it, as acptap's queue does,
+//	                          with one write of the file each; the file starts over every
+//	                          256 MiB (acptap's default queue bound), its memory given back
 package main
 
 import (
@@ -33,6 +38,8 @@ func main() {
 	switch os.Args[1] {
 	case "stamp":
 		fmt.Fprintf(os.Stderr, "stamp %d\n", time.Now().UnixNano())
+	case "keep":
+		keep(os.Args[2])
 	case "echo":
 		in := bufio.NewReaderSize(os.Stdin, 64<<10)
 		handshake(in, 2)
@@ -108,6 +115,39 @@ func drain(r io.Reader) int64 {
 		n += int64(k)
 		if err != nil {
 			return n
+		}
+	}
+}
+
+// keep is the "keep FILE" hop: cat with one kept copy of every byte.
+func keep(path string) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchagent keep:", err)
+		os.Exit(2)
+	}
+	const wrap = 256 << 20
+	buf := make([]byte, 64<<10)
+	var off int64
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n > 0 {
+			if off+int64(n) > wrap {
+				if terr := f.Truncate(0); terr != nil {
+					os.Exit(1)
+				}
+				off = 0
+			}
+			if _, werr := f.WriteAt(buf[:n], off); werr != nil {
+				os.Exit(1)
+			}
+			off += int64(n)
+			if _, werr := os.Stdout.Write(buf[:n]); werr != nil {
+				os.Exit(1)
+			}
+		}
+		if err != nil {
+			return
 		}
 	}
 }
