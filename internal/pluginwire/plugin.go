@@ -38,16 +38,39 @@ func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
 	}
 }
 
-// GRPCDialOptions are the host's dial options (the explicit max message size).
+// GRPCDialOptions are the host's dial options: the explicit max message
+// size, and the window and buffers below.
+//
+// A batch (256 frames of some 320 bytes) is larger than gRPC's default
+// flow-control window (64 KiB, grown by ping-based estimation) and its
+// 32 KiB socket buffers: each batch cost its sender a wait for a window
+// update and both sides estimation pings and extra reads and writes. A
+// fixed window of windowSize (which turns the estimation off) and
+// bufferSize buffers carry a batch in one go: 3–4 read and write system
+// calls a batch on each side instead of 8–10 (BenchmarkPluginFrames's
+// syscalls/batch). The window only bounds what may be in flight; the host
+// never has more than two batches unanswered.
 func GRPCDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(MaxMessageSize),
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
-	)}
+	),
+		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
+		grpc.WithWriteBufferSize(bufferSize), grpc.WithReadBufferSize(bufferSize),
+	}
 }
 
+// The flow-control window and socket buffer sizes of both ends (see
+// GRPCDialOptions).
+const (
+	windowSize = 1 << 20
+	bufferSize = 256 << 10
+)
+
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+		grpc.WriteBufferSize(bufferSize), grpc.ReadBufferSize(bufferSize))
 	return grpc.NewServer(opts...)
 }
 
