@@ -56,21 +56,15 @@ func GRPCDialOptions() []grpc.DialOption {
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
 	),
 		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
-		grpc.WithWriteBufferSize(bufferSize), grpc.WithReadBufferSize(bufferSize),
 	}
 }
 
-// The flow-control window and socket buffer sizes of both ends (see
-// GRPCDialOptions).
-const (
-	windowSize = 1 << 20
-	bufferSize = 256 << 10
-)
+// windowSize is the flow-control window of both ends (see GRPCDialOptions).
+const windowSize = 1 << 20
 
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
-		grpc.WriteBufferSize(bufferSize), grpc.ReadBufferSize(bufferSize))
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize))
 	return grpc.NewServer(opts...)
 }
 
