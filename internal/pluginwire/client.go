@@ -148,7 +148,7 @@ func (s *remoteSession) sendBatch(frames []sdk.Frame, after func() error) error 
 			}
 		}
 		s.pkb.Frames = nil
-		if cap(s.buf) > 2*maxBytesPerMessage { // one huge batch: not kept for the session
+		if cap(s.buf) > keepBuffer { // a batch of huge lines: not kept for the session
 			s.buf = nil
 		}
 		return nil

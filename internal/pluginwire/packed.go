@@ -66,6 +66,10 @@ const (
 	poDiag = 2
 )
 
+// keepBuffer is the largest encode buffer a session keeps for its next
+// batch or answer (a larger one, made for huge lines or values, is dropped).
+const keepBuffer = 4 << 20
+
 // errPacked is the error of a malformed packed block.
 var errPacked = errors.New("malformed packed block")
 

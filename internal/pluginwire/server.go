@@ -196,7 +196,7 @@ func (o *outputSender) send(outs []sdk.Output) error {
 			return err
 		}
 	}
-	if cap(o.buf) > 4*responseBudget { // one huge answer: not kept for the session
+	if cap(o.buf) > keepBuffer { // a huge answer: not kept for the session
 		o.buf = nil
 	}
 	return nil
