@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func benchLatency(b *testing.B, pace time.Duration) {
 	line := acpgen.EchoLine()
 	var direct, catted, tapped []time.Duration
 	var cpuDirect, cpuTapped time.Duration
+	var switchesDirect, switchesTapped int64
 	for b.Loop() {
 		dir, err := os.MkdirTemp(tmpRoot, "lat-")
 		if err != nil {
@@ -70,6 +72,7 @@ func benchLatency(b *testing.B, pace time.Duration) {
 		}
 		cpu := func(p *proc) time.Duration { return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime() }
 		cpuDirect, cpuTapped = cpuDirect+cpu(d), cpuTapped+cpu(t)
+		switchesDirect, switchesTapped = switchesDirect+switches(d), switchesTapped+switches(t)
 		cc.in.Close()
 		cc.wait(b)
 	}
@@ -83,8 +86,20 @@ func benchLatency(b *testing.B, pace time.Duration) {
 	}
 	// acptap's CPU includes the agent's and the plugin's (it reaps both).
 	b.ReportMetric(us(cpuTapped-cpuDirect)/float64(len(tapped)+200*b.N), "acptap-cpu-us/line")
+	// Context switches, voluntary and not, of acptap and the processes it reaped, less the
+	// agent's alone: Go's scheduler wakes and parks threads for each line, and on two
+	// cores each switch is CPU the editor's lines wait behind.
+	b.ReportMetric(float64(switchesTapped-switchesDirect)/float64(len(tapped)+200*b.N), "acptap-switches/line")
 	b.ReportMetric(us(percentile(tapped, 50)-percentile(direct, 50)), "added-p50-us")
 	b.ReportMetric(us(percentile(tapped, 99)-percentile(direct, 99)), "added-p99-us")
+}
+
+// switches is a waited-for process's context switches, its reaped children's included.
+func switches(p *proc) int64 {
+	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Nvcsw + ru.Nivcsw
+	}
+	return 0
 }
 
 // roundTrip writes line and waits for its echo.

@@ -527,6 +527,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		if c.window != nil {
 			c.window.Reset(p.opts.Coalesce)
 		}
+		slept := false
 	more:
 		for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
 			select {
@@ -538,7 +539,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 				continue
 			default:
 			}
-			if c.window == nil {
+			if c.window == nil || slept {
 				break more
 			}
 			if c.bell != nil {
@@ -547,19 +548,8 @@ func (c *captureLoop) run(low bool) loopEnd {
 				// wake of a locked thread costs Go's scheduler four context switches, which
 				// at a line a millisecond were most of capture's CPU.
 				c.sleepWindow()
-				for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
-					select {
-					case it, ok = <-items:
-						if !ok {
-							break more
-						}
-						c.take(it)
-						continue
-					default:
-					}
-					break
-				}
-				break more
+				slept = true
+				continue
 			}
 			next, nok, got := c.wait(c.window.C)
 			if !got {
