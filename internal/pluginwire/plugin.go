@@ -16,13 +16,14 @@ import (
 // mapperPlugin is the go-plugin definition of the mapper service.
 type mapperPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl sdk.Mapper
+	impl   sdk.Mapper
+	legacy bool // serve as a plugin built before FeaturePacked (ServeLegacy)
 }
 
 var _ plugin.GRPCPlugin = (*mapperPlugin)(nil)
 
 func (p *mapperPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterMapperServer(s, &grpcServer{impl: p.impl})
+	pb.RegisterMapperServer(s, &grpcServer{impl: p.impl, legacy: p.legacy})
 	return nil
 }
 
@@ -90,7 +91,15 @@ func Dispense(c *plugin.Client) (sdk.Mapper, error) {
 // as hclog JSON, which the host relays under the plugin's name. Serve never
 // returns while the host is alive; it exits the process when the host dies
 // (even when the host was SIGKILLed).
-func Serve(m sdk.Mapper) {
+func Serve(m sdk.Mapper) { serve(m, false) }
+
+// ServeLegacy is Serve as a plugin built with an SDK from before
+// FeaturePacked serves: it announces no wire feature, answers with Output
+// messages and refuses packed batches. For the tests that such a plugin
+// still works with this host (testdata/legacyplugin); no plugin uses it.
+func ServeLegacy(m sdk.Mapper) { serve(m, true) }
+
+func serve(m sdk.Mapper, legacy bool) {
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       "plugin",
 		Level:      hclog.LevelFromString(os.Getenv("ACPTAP_PLUGIN_LOG_LEVEL")),
@@ -100,7 +109,7 @@ func Serve(m sdk.Mapper) {
 	go watchParent(logger)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: VersionedPlugins(m),
+		VersionedPlugins: map[int]plugin.PluginSet{WireVersion: {PluginKey: &mapperPlugin{impl: m, legacy: legacy}}},
 		GRPCServer:       newGRPCServer,
 		Logger:           logger,
 	})
