@@ -35,7 +35,7 @@ func (s *session) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, erro
 			continue
 		}
 		outs = append(outs, sdk.Output{Kind: sdk.ASRRecord, Session: "s",
-			JSON: fmt.Appendf(nil, `{"n":%d,"seq":%d,"reply":%d,"method":%q,"len":%d,"data":%q}`, s.n, f.Seq, f.ReplyTo, f.ReplyToMethod, len(f.Data), f.Data),
+			JSON:      fmt.Appendf(nil, `{"n":%d,"seq":%d,"reply":%d,"method":%q,"len":%d,"data":%q}`, s.n, f.Seq, f.ReplyTo, f.ReplyToMethod, len(f.Data), f.Data),
 			FrameSeqs: []uint64{f.Seq}})
 	}
 	return outs, nil
