@@ -153,9 +153,10 @@ for pace in 0 1ms; do
 	row "  CPU of acptap + plugin per round trip (µs)" "$(fmt "$(m latency $lat acptap-cpu-us/line)" 0)" ""
 done
 row "added round-trip latency, tee package, p99 (µs)" "$(fmt "$(m tee BenchmarkTeeLatency added-p99-us)" 1)" "≤ +100 µs" "<=" 100
-row "acpv2 out of process (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames process-frames/s)" 0)" "≥ 200,000/s" ">=" 200000
-row "  out of process / in process (ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames ratio)")" "≥ 0.5×" ">=" 0.5
-row "  two batches in flight, as offline (frames/s · ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames pipelined-frames/s)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames pipelined-ratio)")" ""
+row "acpv2 out of process, two batches in flight as the host sends them (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames pipelined-frames/s)" 0)" "≥ 200,000/s" ">=" 200000
+row "  out of process / in process (ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames pipelined-ratio)")" "≥ 0.5×" ">=" 0.5
+row "  one batch at a time (frames/s · ratio)" "$(fmt "$(m plugin BenchmarkPluginFrames process-frames/s)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames ratio)")" ""
+row "  CPU per frame, host · plugin, two in flight (ns)" "$(fmt "$(m plugin BenchmarkPluginFrames pipelined-host-cpu-ns/frame)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames pipelined-plugin-cpu-ns/frame)" 0)" ""
 row "  in process · in-process gRPC (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames inproc-frames/s)" 0) · $(fmt "$(m plugin BenchmarkPluginFrames grpc-frames/s)" 0)" ""
 row "  host router, sdk.FrameBuilder (frames/s)" "$(fmt "$(m plugin BenchmarkPluginFrames framebuilder-frames/s)" 0)" ""
 for who in host acpv2 aep; do

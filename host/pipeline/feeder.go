@@ -163,10 +163,11 @@ func (f *feeder) start(ctx context.Context) error {
 	return nil
 }
 
-// liveBatch maps a batch capture dispatched: pipelined in convert
-// (submit), synchronously live.
+// liveBatch maps a batch capture dispatched (submit: pipelined when the
+// plugin's session can, live as offline; the run loop collects what is in
+// flight before it waits for the next batch, so no output waits on one).
 func (f *feeder) liveBatch(ctx context.Context, b []wire.Entry) {
-	if f.p.offline() {
+	if f.p.offline() || pipelineLive {
 		f.submit(ctx, b)
 		return
 	}
@@ -288,6 +289,14 @@ const pipelineDepth = 2
 // pipelineBatches off: every batch is a synchronous Map (tests compare).
 var pipelineBatches = true
 
+// pipelineLive: a recording's feeders pipeline their batches too (live and
+// catching up), as the offline modes do. The plugin sees the same frames
+// in the same batches; outputs are delivered in batch order; a batch with a
+// session frame waits for every output before it, and the run loop
+// collects every batch in flight before it waits for capture, so an output
+// is never held back by a batch that is not coming.
+var pipelineLive = true
+
 // lastFedSent is the last seq sent to the plugin (answered or not).
 func (f *feeder) lastFedSent() uint64 {
 	if n := len(f.flights); n > 0 {
@@ -296,12 +305,12 @@ func (f *feeder) lastFedSent() uint64 {
 	return f.lastFed
 }
 
-// submit maps a batch read from the wire log: pipelined in the offline
-// modes (rebuild, convert) when the plugin's session can, synchronously
-// (process) otherwise. Outputs are delivered in batch order either way.
+// submit maps a batch: pipelined when the plugin's session can (and, in a
+// recording, pipelineLive), synchronously (process) otherwise. Outputs are
+// delivered in batch order either way.
 func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 	ps, ok := f.sess.(pipelined)
-	if !ok || !pipelineBatches || !f.p.offline() || f.dead {
+	if !ok || !pipelineBatches || !(f.p.offline() || pipelineLive) || f.dead {
 		f.drain(ctx)
 		f.process(ctx, batch)
 		return

@@ -75,6 +75,7 @@ type Checker struct {
 	counts   map[countKey]*int
 	tape     jsonscan.Tape // the message checked (c.mu)
 	calls    map[callKey]*jsonschema.Schema
+	comp     map[*jsonschema.Schema]*cnode // the compiled validators used (compiled)
 	// The last count, payload definition and update branch looked up
 	// (a conversation is mostly one method, session/update, of a few kinds).
 	lastCount  countKey
@@ -427,7 +428,11 @@ func (c *Checker) checkPayload(side, method, what string, v fval, field string) 
 // itself unless the fast check is sure v is valid (so every error is
 // jsonschema's). c.mu is held.
 func (c *Checker) validate(sch *jsonschema.Schema, v fval) error {
-	if !c.slow {
+	if !c.slow && v.t != nil {
+		if n := c.compiled(sch); n != nil && n.check(v.t, v.e) == yes {
+			return nil
+		}
+	} else if !c.slow {
 		if n := c.schema.fast[sch]; n != nil {
 			c.fast.stack, c.fast.base, c.fast.depth = c.fast.stack[:0], 0, 0
 			if c.fast.apply(n, v) == yes {
@@ -440,6 +445,22 @@ func (c *Checker) validate(sch *jsonschema.Schema, v fval) error {
 		return fmt.Errorf("not JSON: %w", err)
 	}
 	return sch.Validate(inst)
+}
+
+// compiled is the compiled validator of sch (c.mu is held): from the
+// checker's own map, filled from the schema's (lazyComp) once a schema.
+func (c *Checker) compiled(sch *jsonschema.Schema) *cnode {
+	if n, ok := c.comp[sch]; ok {
+		return n
+	}
+	n := c.schema.comp.node(sch)
+	if len(c.comp) < maxCalls {
+		if c.comp == nil {
+			c.comp = map[*jsonschema.Schema]*cnode{}
+		}
+		c.comp[sch] = n
+	}
+	return n
 }
 
 func idKey(v any) string {

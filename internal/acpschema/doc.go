@@ -12,7 +12,11 @@
 // Most messages conform, so a Checker first takes a fast path: a strict
 // one-pass decoder that yields exactly encoding/json's values (decode.go),
 // and a check that walks the same compiled schemas answering valid,
-// invalid or unsure without building errors (fastvalid.go). Only its
+// invalid or unsure without building errors (fastvalid.go). A message the
+// strict tape parser takes (internal/jsonscan.Tape) is checked on its tape
+// by validators compiled once per schema (compiled.go: each schema's $ref
+// and allOf layers flattened into one check, an object's members looked up
+// once); the interpreter of fastvalid.go checks decoded values. Only a
 // "valid" is trusted; anything else is validated by jsonschema itself, so
 // the verdicts and messages are jsonschema's.
 //

@@ -143,7 +143,7 @@ func (x fval) isText(s string) bool {
 	}
 	b := x.raw()
 	body := b[1 : len(b)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+	if bytes.IndexByte(body, '\\') < 0 && (x.t.ValidUTF8() || utf8.Valid(body)) {
 		return string(body) == s // body is the text
 	}
 	return x.text() == s

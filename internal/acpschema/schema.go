@@ -90,6 +90,8 @@ type compiledSchema struct {
 	updates map[string]*jsonschema.Schema
 	// fast holds the fast check's view of every schema above (fastvalid.go).
 	fast fastSchemas
+	// comp compiles the validator of each schema above when first used (compiled.go).
+	comp *lazyComp
 }
 
 var (
@@ -202,6 +204,7 @@ func compileSchema(v Version) (*compiledSchema, error) {
 		}
 	}
 	cs.fast.finish()
+	cs.comp = &lazyComp{fs: cs.fast}
 	return cs, nil
 }
 

@@ -98,6 +98,7 @@ func crossCheckTape(t testing.TB, cs *compiledSchema, rs []*jsonschema.Schema, b
 			if rt != unsure && rt != rm {
 				t.Fatalf("%s on %s: tape %v, decoded %v", s.Location, tapes[i].raw(), rt, rm)
 			}
+			sameCompiled(t, cs.comp.node(s), s, tapes[i], decs[i], rm)
 			switch {
 			case rt == unsure && rm != unsure:
 				st.unsure++
@@ -157,9 +158,33 @@ func TestTapeConformingWorkloadIsFast(t *testing.T) {
 		if r := fc.validTape(cs.fast[cs.updates[kind]], p.t, p.e); r != yes {
 			t.Errorf("tape check = %v for %s", r, f.line)
 		}
+		if r := cs.comp.node(cs.updates[kind]).check(p.t, p.e); r != yes {
+			t.Errorf("compiled check = %v for %s", r, f.line)
+		}
+		if r := cs.comp.node(cs.envelope[Agent]).check(root.t, root.e); r != yes {
+			t.Errorf("compiled envelope check = %v for %s", r, f.line)
+		}
 		n++
 	}
 	if n < 200 {
 		t.Errorf("only %d session/update frames in the workloads", n)
 	}
+}
+
+// sameCompiled fails unless the compiled validator c of s, on the tape
+// value x (decoded: dec), answers as jsonschema does when it answers, and
+// as the interpreter (interp, its answer on dec) when both answer.
+func sameCompiled(t testing.TB, c *cnode, s *jsonschema.Schema, x fval, dec any, interp tri) tri {
+	t.Helper()
+	r := c.check(x.t, x.e)
+	if r != unsure && interp != unsure && r != interp {
+		t.Fatalf("%s on %s: compiled %v, interpreter %v", s.Location, x.raw(), r, interp)
+	}
+	if r != unsure {
+		err := s.Validate(dec)
+		if (r == yes) != (err == nil) {
+			t.Fatalf("%s on %s: compiled %v, jsonschema %v", s.Location, x.raw(), r, err)
+		}
+	}
+	return r
 }

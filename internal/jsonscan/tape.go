@@ -197,7 +197,17 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		}
 		i = SkipSpace(b, i+1)
 		var e Ent
-		if e, i, ok = p.value(i, depth); !ok {
+		if i < len(b) && b[i] == '"' {
+			// A string value (most are), as value parses it, without the call.
+			j := i
+			if i, _, hi, ok = scanString(b, i); !ok {
+				return i, false
+			}
+			if hi && !utf8.Valid(b[j+1:i-1]) {
+				t.badUTF8 = true
+			}
+			e = Ent{V0: int32(j), V1: int32(i), C: -1}
+		} else if e, i, ok = p.value(i, depth); !ok {
 			return i, false
 		}
 		e.K0, e.K1 = int32(k0), int32(end-1)
@@ -227,9 +237,13 @@ func (p *tapeParser) duplicate(mark int) bool {
 	b := p.b
 	if len(ms) <= 16 {
 		for i := 1; i < len(ms); i++ {
-			ki := b[ms[i].K0:ms[i].K1]
+			li, ci := ms[i].K1-ms[i].K0, b[ms[i].K1-1] // for an empty name, the quote before it (not compared)
 			for j := 0; j < i; j++ {
-				if string(b[ms[j].K0:ms[j].K1]) == string(ki) {
+				// The length and the last byte first: most names differ there.
+				if ms[j].K1-ms[j].K0 != li || (li > 0 && b[ms[j].K1-1] != ci) {
+					continue
+				}
+				if string(b[ms[j].K0:ms[j].K1]) == string(b[ms[i].K0:ms[i].K1]) {
 					return true
 				}
 			}

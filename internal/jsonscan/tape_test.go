@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"testing"
 	"unicode/utf8"
 )
@@ -113,4 +114,33 @@ func FuzzTape(f *testing.F) {
 		checkCompact(t, b)
 		checkAppendString(t, b)
 	})
+}
+
+// BenchmarkTapeParse parses the frames of the benchmarks' workload
+// (internal/acpschema/testdata/acpgen.frames).
+//
+//	go test ./internal/jsonscan -run '^$' -bench TapeParse
+func BenchmarkTapeParse(b *testing.B) {
+	raw, err := os.ReadFile("../acpschema/testdata/acpgen.frames")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	n := 0
+	for _, l := range bytes.Split(raw, []byte("\n")) {
+		if len(l) > 4 && l[0] != '#' {
+			lines = append(lines, l[4:])
+			n += len(l) - 4
+		}
+	}
+	b.SetBytes(int64(n))
+	var t Tape
+	for b.Loop() {
+		for _, l := range lines {
+			if !t.Parse(l) {
+				b.Fatalf("%s", l)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 }

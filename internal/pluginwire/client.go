@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	pb "github.com/acptap/acptap/internal/pluginwire/mapperpb"
 	"github.com/acptap/acptap/sdk"
@@ -15,7 +16,14 @@ import (
 // through the same Mapper interface it would use in process.
 type grpcClient struct {
 	c pb.MapperClient
+
+	mu       sync.Mutex
+	infoDone bool     // an Info answer was read
+	features []string // its wire features
 }
+
+// packedEnabled off: the host never uses FeaturePacked (tests compare).
+var packedEnabled = true
 
 var (
 	_ sdk.Mapper   = (*grpcClient)(nil)
@@ -28,7 +36,32 @@ func (g *grpcClient) Info(ctx context.Context) (sdk.Info, error) {
 	if err != nil {
 		return sdk.Info{}, fmt.Errorf("info: %w", err)
 	}
+	g.mu.Lock()
+	g.infoDone, g.features = true, r.WireFeatures
+	g.mu.Unlock()
 	return infoFromProto(r), nil
+}
+
+// speaks says whether the plugin announced the wire feature f. The host
+// (pluginhost.Launch) always asks Info before it starts a session; a
+// client that did not (tests serving in process) asks here, once, under a
+// deadline, and takes a failed answer for no feature.
+func (g *grpcClient) speaks(ctx context.Context, f string) bool {
+	g.mu.Lock()
+	done, features := g.infoDone, g.features
+	g.mu.Unlock()
+	if !done {
+		ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := g.Info(ictx)
+		cancel()
+		if err != nil {
+			return false
+		}
+		g.mu.Lock()
+		features = g.features
+		g.mu.Unlock()
+	}
+	return hasFeature(features, f)
 }
 
 func (g *grpcClient) Start(ctx context.Context, req sdk.StartRequest) (sdk.Session, error) {
@@ -36,16 +69,31 @@ func (g *grpcClient) Start(ctx context.Context, req sdk.StartRequest) (sdk.Sessi
 	if err != nil {
 		return nil, fmt.Errorf("map: %w", err)
 	}
-	if err := stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Start{Start: startToProto(req)}}); err != nil {
+	start := startToProto(req)
+	packed := false
+	if packedEnabled {
+		start.WireFeatures = []string{FeaturePacked} // answers may come packed
+		packed = g.speaks(ctx, FeaturePacked)
+	}
+	if err := stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Start{Start: start}}); err != nil {
 		return nil, fmt.Errorf("map start: %w", err)
 	}
-	return &remoteSession{stream: stream}, nil
+	return &remoteSession{stream: stream, packed: packed}, nil
 }
 
 type remoteSession struct {
 	stream pb.Mapper_MapClient
 	asm    outputAssembler
 	done   bool
+
+	// packed: batches go as PackedBatch blocks (the plugin announced
+	// FeaturePacked), encoded into buf, which is reused (Send has
+	// serialized a message when it returns).
+	packed bool
+	buf    []byte
+	req    pb.MapRequest
+	pk     pb.MapRequest_Packed
+	pkb    pb.PackedBatch
 
 	// Pipelined use (Submit/Collect): responses are read by a goroutine of
 	// their own, so that a batch can be sent while the plugin answers the
@@ -69,23 +117,56 @@ func (s *remoteSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Outp
 		}
 		return s.Collect(ctx)
 	}
-	parts := toProtoFrames(frames)
 	// Send in messages that stay under the size limit. Every message gets
 	// its own response sequence.
 	var outs []sdk.Output
+	err := s.sendBatch(frames, func() error {
+		var err error
+		outs, err = s.recv(outs)
+		return err
+	})
+	return outs, err
+}
+
+// sendBatch sends frames as batch messages (packed or not), calling after
+// (when not nil) after each message; it stops at the first error.
+func (s *remoteSession) sendBatch(frames []sdk.Frame, after func() error) error {
+	if s.packed {
+		var blocks [][]byte
+		blocks, s.buf = packedFrames(s.buf, frames)
+		for _, b := range blocks {
+			s.pkb.Frames = b
+			s.pk.Packed = &s.pkb
+			s.req.Msg = &s.pk
+			if err := s.stream.Send(&s.req); err != nil {
+				return fmt.Errorf("map send: %w", err)
+			}
+			if after != nil {
+				if err := after(); err != nil {
+					return err
+				}
+			}
+		}
+		s.pkb.Frames = nil
+		if cap(s.buf) > keepBuffer { // a batch of huge lines: not kept for the session
+			s.buf = nil
+		}
+		return nil
+	}
+	parts := toProtoFrames(frames)
 	for len(parts) > 0 {
 		n := messageParts(parts)
 		if err := s.stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Batch{Batch: &pb.Batch{Frames: parts[:n]}}}); err != nil {
-			return outs, fmt.Errorf("map send: %w", err)
+			return fmt.Errorf("map send: %w", err)
 		}
 		parts = parts[n:]
-		var err error
-		outs, err = s.recv(outs)
-		if err != nil {
-			return outs, err
+		if after != nil {
+			if err := after(); err != nil {
+				return err
+			}
 		}
 	}
-	return outs, nil
+	return nil
 }
 
 // messageParts is how many of parts the next batch message carries.
@@ -110,15 +191,10 @@ func (s *remoteSession) Submit(ctx context.Context, frames []sdk.Frame) error {
 		s.rq = newRecvQueue()
 		go s.rq.run(s.stream, &s.asm)
 	}
-	parts := toProtoFrames(frames)
 	msgs := 0
-	for len(parts) > 0 {
-		n := messageParts(parts)
-		if err := s.stream.Send(&pb.MapRequest{Msg: &pb.MapRequest_Batch{Batch: &pb.Batch{Frames: parts[:n]}}}); err != nil {
-			return fmt.Errorf("map send: %w", err)
-		}
-		parts = parts[n:]
-		msgs++
+	err := s.sendBatch(frames, func() error { msgs++; return nil })
+	if err != nil {
+		return err
 	}
 	s.pending = append(s.pending, msgs)
 	return nil
@@ -165,6 +241,11 @@ func (q *recvQueue) run(stream pb.Mapper_MapClient, asm *outputAssembler) {
 			}
 			for _, o := range resp.Outputs {
 				outs = asm.add(o, outs)
+			}
+			if len(resp.PackedOutputs) > 0 {
+				if outs, err = asm.addPacked(resp.PackedOutputs, outs); err != nil {
+					break
+				}
 			}
 			if !resp.More {
 				break
@@ -236,6 +317,11 @@ func (s *remoteSession) recv(outs []sdk.Output) ([]sdk.Output, error) {
 		}
 		for _, o := range resp.Outputs {
 			outs = s.asm.add(o, outs)
+		}
+		if len(resp.PackedOutputs) > 0 {
+			if outs, err = s.asm.addPacked(resp.PackedOutputs, outs); err != nil {
+				return outs, fmt.Errorf("map recv: %w", err)
+			}
 		}
 		if !resp.More {
 			return outs, nil

@@ -134,8 +134,9 @@ func (a *frameAssembler) add(m *pb.Frame, out []sdk.Frame) []sdk.Frame {
 		f.At = time.Unix(0, m.AtUnixNano).UTC()
 	}
 	if m.More {
-		f.Data = append([]byte(nil), m.Data...)
-		a.pending, a.sessionID, a.sessionConns = &f, m.SessionId, int(m.SessionConnections)
+		p := f // only a frame in parts is kept: f itself stays on the stack
+		p.Data = append([]byte(nil), m.Data...)
+		a.pending, a.sessionID, a.sessionConns = &p, m.SessionId, int(m.SessionConnections)
 		return out
 	}
 	return append(out, wholeFrame(f, m.SessionId, int(m.SessionConnections)))
@@ -208,8 +209,9 @@ func (a *outputAssembler) add(m *pb.Output, out []sdk.Output) []sdk.Output {
 		Detail:    m.Detail,
 	}
 	if m.JsonMore {
-		o.JSON = append([]byte(nil), m.Json...)
-		a.pending = &o
+		p := o // only an output in parts is kept: o itself stays on the stack
+		p.JSON = append([]byte(nil), m.Json...)
+		a.pending = &p
 		return out
 	}
 	return append(out, o)

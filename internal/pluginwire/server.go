@@ -19,6 +19,11 @@ import (
 type grpcServer struct {
 	pb.UnimplementedMapperServer
 	impl sdk.Mapper
+	// legacy serves as a plugin built before the packed feature did: it
+	// announces no wire feature, answers with Output messages whatever the
+	// Start lists, and refuses a packed batch (an unexpected message). For
+	// the tests that an older plugin still works with this host.
+	legacy bool
 }
 
 func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
@@ -26,7 +31,11 @@ func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoRespo
 	if err != nil {
 		return nil, err
 	}
-	return infoToProto(info), nil
+	r := infoToProto(info)
+	if !s.legacy {
+		r.WireFeatures = []string{FeaturePacked}
+	}
+	return r, nil
 }
 
 func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
@@ -46,39 +55,151 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	if err != nil {
 		return status.Errorf(codes.FailedPrecondition, "map: start: %v", err)
 	}
-	var asm frameAssembler
-	frames := make([]sdk.Frame, 0, 256)
+	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
+	rd := newRequestReader(stream, s.legacy)
+	defer rd.stop()
 	for {
-		req, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
+		req := rd.next()
+		switch {
+		case errors.Is(req.err, io.EOF):
 			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch m := req.Msg.(type) {
-		case *pb.MapRequest_Batch:
-			frames = frames[:0]
-			for _, f := range m.Batch.Frames {
-				frames = asm.add(f, frames)
-			}
-			outs, err := callMap(ctx, sess, frames)
-			if err != nil {
-				return status.Errorf(codes.Internal, "map: %v", err)
-			}
-			if err := sendOutputs(stream, outs); err != nil {
-				return err
-			}
-		case *pb.MapRequest_Finish:
-			outs, err := callFinish(ctx, sess, m.Finish.Reason)
+		case req.err != nil:
+			return req.err
+		case req.finish != nil:
+			outs, err := callFinish(ctx, sess, req.finish.Reason)
 			if err != nil {
 				return status.Errorf(codes.Internal, "finish: %v", err)
 			}
-			return sendOutputs(stream, outs)
-		default:
-			return status.Error(codes.InvalidArgument, "map: unexpected message")
+			return out.send(outs)
+		}
+		outs, err := callMap(ctx, sess, req.frames)
+		rd.release(req.frames)
+		if err != nil {
+			return status.Errorf(codes.Internal, "map: %v", err)
+		}
+		if err := out.send(outs); err != nil {
+			return err
 		}
 	}
+}
+
+// requestReader receives and decodes a Map stream's requests on a
+// goroutine of its own, one ahead of the mapping: while the mapper maps a
+// batch, the next one (which a pipelining host has sent already) is read
+// off the connection and assembled into frames. Two frame slices take
+// turns, so a batch's frames are never touched while it is being mapped.
+type requestReader struct {
+	stream pb.Mapper_MapServer
+	legacy bool
+	ready  chan request
+	free   chan []sdk.Frame
+	done   chan struct{}
+}
+
+// request is one decoded request: a batch's frames, the finish, or the
+// stream's end (io.EOF) or failure.
+type request struct {
+	frames []sdk.Frame
+	finish *pb.Finish
+	err    error
+}
+
+func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
+	r := &requestReader{stream: stream, legacy: legacy, ready: make(chan request, 1),
+		free: make(chan []sdk.Frame, 2), done: make(chan struct{})}
+	r.free <- make([]sdk.Frame, 0, 256)
+	r.free <- make([]sdk.Frame, 0, 256)
+	go r.run()
+	return r
+}
+
+func (r *requestReader) run() {
+	var asm frameAssembler
+	for {
+		var frames []sdk.Frame
+		select {
+		case frames = <-r.free:
+		case <-r.done:
+			return
+		}
+		req := r.read(&asm, frames[:0])
+		select {
+		case r.ready <- req:
+		case <-r.done:
+			return
+		}
+		if req.err != nil || req.finish != nil {
+			return
+		}
+	}
+}
+
+func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
+	var m pb.MapRequest
+	if err := r.stream.RecvMsg(&m); err != nil {
+		return request{err: err}
+	}
+	switch msg := m.Msg.(type) {
+	case *pb.MapRequest_Batch:
+		for _, f := range msg.Batch.Frames {
+			frames = asm.add(f, frames)
+		}
+		return request{frames: frames}
+	case *pb.MapRequest_Packed:
+		if r.legacy {
+			break
+		}
+		frames, err := asm.addPacked(msg.Packed.Frames, frames)
+		if err != nil {
+			// Declared and reported: the host restarts the plugin.
+			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
+		}
+		return request{frames: frames}
+	case *pb.MapRequest_Finish:
+		return request{finish: msg.Finish}
+	}
+	return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
+}
+
+// next returns the next request (the stream's end once the reader has
+// stopped).
+func (r *requestReader) next() request { return <-r.ready }
+
+// release gives a mapped batch's frame slice back to the reader.
+func (r *requestReader) release(frames []sdk.Frame) {
+	clear(frames) // nothing of the batch is kept alive by the slice
+	r.free <- frames[:0]
+}
+
+// stop ends the reader (it may still be blocked in RecvMsg: that returns
+// once the handler has returned and the stream is done).
+func (r *requestReader) stop() { close(r.done) }
+
+// outputSender answers a Map stream's requests: with Output messages, or
+// packed when the host accepts it (its Start lists FeaturePacked).
+type outputSender struct {
+	stream pb.Mapper_MapServer
+	packed bool
+	buf    []byte // reused: Send has serialized the message when it returns
+	resp   pb.MapResponse
+}
+
+func (o *outputSender) send(outs []sdk.Output) error {
+	if !o.packed {
+		return sendOutputs(o.stream, outs)
+	}
+	var blocks [][]byte
+	blocks, o.buf = packedOutputs(o.buf, outs)
+	for i, b := range blocks {
+		o.resp = pb.MapResponse{PackedOutputs: b, More: i < len(blocks)-1}
+		if err := o.stream.Send(&o.resp); err != nil {
+			return err
+		}
+	}
+	if cap(o.buf) > keepBuffer { // a huge answer: not kept for the session
+		o.buf = nil
+	}
+	return nil
 }
 
 // callMap turns a panic inside a mapper into an error for the host: a

@@ -293,7 +293,13 @@ type InfoResponse struct {
 	// Capabilities: "record", "replay", "convert".
 	Capabilities []string `protobuf:"bytes,5,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	// Free text for `acptap plugins`.
-	Description   string `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	Description string `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	// Transport features the plugin's side of the wire speaks beyond wire
+	// version 1's messages ("packed/1": PackedBatch requests). A host uses a
+	// feature only when the plugin lists it here; an older plugin lists none
+	// and gets exactly the messages it always did. Not part of sdk.Info: the
+	// SDK's serving side sets it.
+	WireFeatures  []string `protobuf:"bytes,7,rep,name=wire_features,json=wireFeatures,proto3" json:"wire_features,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -370,6 +376,13 @@ func (x *InfoResponse) GetDescription() string {
 	return ""
 }
 
+func (x *InfoResponse) GetWireFeatures() []string {
+	if x != nil {
+		return x.WireFeatures
+	}
+	return nil
+}
+
 type MapRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Msg:
@@ -377,6 +390,7 @@ type MapRequest struct {
 	//	*MapRequest_Start
 	//	*MapRequest_Batch
 	//	*MapRequest_Finish
+	//	*MapRequest_Packed
 	Msg           isMapRequest_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -446,6 +460,15 @@ func (x *MapRequest) GetFinish() *Finish {
 	return nil
 }
 
+func (x *MapRequest) GetPacked() *PackedBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*MapRequest_Packed); ok {
+			return x.Packed
+		}
+	}
+	return nil
+}
+
 type isMapRequest_Msg interface {
 	isMapRequest_Msg()
 }
@@ -462,11 +485,65 @@ type MapRequest_Finish struct {
 	Finish *Finish `protobuf:"bytes,3,opt,name=finish,proto3,oneof"`
 }
 
+type MapRequest_Packed struct {
+	// The frames of one batch in one block (feature "packed/1", only to a
+	// plugin whose InfoResponse.wire_features lists it): the same frames,
+	// parts and order a Batch would carry, in pluginwire's packed encoding
+	// (packed.go). Answered like a Batch.
+	Packed *PackedBatch `protobuf:"bytes,4,opt,name=packed,proto3,oneof"`
+}
+
 func (*MapRequest_Start) isMapRequest_Msg() {}
 
 func (*MapRequest_Batch) isMapRequest_Msg() {}
 
 func (*MapRequest_Finish) isMapRequest_Msg() {}
+
+func (*MapRequest_Packed) isMapRequest_Msg() {}
+
+type PackedBatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Frames        []byte                 `protobuf:"bytes,1,opt,name=frames,proto3" json:"frames,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PackedBatch) Reset() {
+	*x = PackedBatch{}
+	mi := &file_mapper_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PackedBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PackedBatch) ProtoMessage() {}
+
+func (x *PackedBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_mapper_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PackedBatch.ProtoReflect.Descriptor instead.
+func (*PackedBatch) Descriptor() ([]byte, []int) {
+	return file_mapper_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PackedBatch) GetFrames() []byte {
+	if x != nil {
+		return x.Frames
+	}
+	return nil
+}
 
 type Start struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -479,14 +556,18 @@ type Start struct {
 	// The protocol revision the router selected ("acp/2@2.0.0-alpha.9").
 	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
 	// "record" (live), "rebuild" (from a wire log), "convert" (offline logs).
-	Mode          string `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
+	Mode string `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Transport features the host accepts in answers ("packed/1": a
+	// MapResponse's outputs in packed_outputs). A plugin uses one only when
+	// the Start lists it; an older host lists none.
+	WireFeatures  []string `protobuf:"bytes,7,rep,name=wire_features,json=wireFeatures,proto3" json:"wire_features,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Start) Reset() {
 	*x = Start{}
-	mi := &file_mapper_proto_msgTypes[3]
+	mi := &file_mapper_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -498,7 +579,7 @@ func (x *Start) String() string {
 func (*Start) ProtoMessage() {}
 
 func (x *Start) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[3]
+	mi := &file_mapper_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -511,7 +592,7 @@ func (x *Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Start.ProtoReflect.Descriptor instead.
 func (*Start) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{3}
+	return file_mapper_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Start) GetConfig() []byte {
@@ -549,6 +630,13 @@ func (x *Start) GetMode() string {
 	return ""
 }
 
+func (x *Start) GetWireFeatures() []string {
+	if x != nil {
+		return x.WireFeatures
+	}
+	return nil
+}
+
 type Batch struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Frames        []*Frame               `protobuf:"bytes,1,rep,name=frames,proto3" json:"frames,omitempty"`
@@ -558,7 +646,7 @@ type Batch struct {
 
 func (x *Batch) Reset() {
 	*x = Batch{}
-	mi := &file_mapper_proto_msgTypes[4]
+	mi := &file_mapper_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +658,7 @@ func (x *Batch) String() string {
 func (*Batch) ProtoMessage() {}
 
 func (x *Batch) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[4]
+	mi := &file_mapper_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +671,7 @@ func (x *Batch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Batch.ProtoReflect.Descriptor instead.
 func (*Batch) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{4}
+	return file_mapper_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Batch) GetFrames() []*Frame {
@@ -629,7 +717,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_mapper_proto_msgTypes[5]
+	mi := &file_mapper_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +729,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[5]
+	mi := &file_mapper_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +742,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{5}
+	return file_mapper_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Frame) GetKind() FrameKind {
@@ -779,7 +867,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_mapper_proto_msgTypes[6]
+	mi := &file_mapper_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +879,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[6]
+	mi := &file_mapper_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +892,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{6}
+	return file_mapper_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Finish) GetReason() string {
@@ -820,14 +908,18 @@ type MapResponse struct {
 	// true when the outputs of this Batch or Finish continue in the next
 	// MapResponse (the plugin splits large answers to stay under the max
 	// message size).
-	More          bool `protobuf:"varint,2,opt,name=more,proto3" json:"more,omitempty"`
+	More bool `protobuf:"varint,2,opt,name=more,proto3" json:"more,omitempty"`
+	// The outputs in pluginwire's packed encoding (feature "packed/1", only
+	// when the Start listed it), after those of field 1 (a packed answer
+	// leaves field 1 empty).
+	PackedOutputs []byte `protobuf:"bytes,3,opt,name=packed_outputs,json=packedOutputs,proto3" json:"packed_outputs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MapResponse) Reset() {
 	*x = MapResponse{}
-	mi := &file_mapper_proto_msgTypes[7]
+	mi := &file_mapper_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +931,7 @@ func (x *MapResponse) String() string {
 func (*MapResponse) ProtoMessage() {}
 
 func (x *MapResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[7]
+	mi := &file_mapper_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +944,7 @@ func (x *MapResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapResponse.ProtoReflect.Descriptor instead.
 func (*MapResponse) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{7}
+	return file_mapper_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MapResponse) GetOutputs() []*Output {
@@ -867,6 +959,13 @@ func (x *MapResponse) GetMore() bool {
 		return x.More
 	}
 	return false
+}
+
+func (x *MapResponse) GetPackedOutputs() []byte {
+	if x != nil {
+		return x.PackedOutputs
+	}
+	return nil
 }
 
 type Output struct {
@@ -891,7 +990,7 @@ type Output struct {
 
 func (x *Output) Reset() {
 	*x = Output{}
-	mi := &file_mapper_proto_msgTypes[8]
+	mi := &file_mapper_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1002,7 @@ func (x *Output) String() string {
 func (*Output) ProtoMessage() {}
 
 func (x *Output) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[8]
+	mi := &file_mapper_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1015,7 @@ func (x *Output) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Output.ProtoReflect.Descriptor instead.
 func (*Output) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{8}
+	return file_mapper_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Output) GetKind() OutputKind {
@@ -989,7 +1088,7 @@ type ReplayRequest struct {
 
 func (x *ReplayRequest) Reset() {
 	*x = ReplayRequest{}
-	mi := &file_mapper_proto_msgTypes[9]
+	mi := &file_mapper_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1100,7 @@ func (x *ReplayRequest) String() string {
 func (*ReplayRequest) ProtoMessage() {}
 
 func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[9]
+	mi := &file_mapper_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1113,7 @@ func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayRequest.ProtoReflect.Descriptor instead.
 func (*ReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{9}
+	return file_mapper_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReplayRequest) GetMsg() isReplayRequest_Msg {
@@ -1085,7 +1184,7 @@ type ReplayStart struct {
 
 func (x *ReplayStart) Reset() {
 	*x = ReplayStart{}
-	mi := &file_mapper_proto_msgTypes[10]
+	mi := &file_mapper_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1196,7 @@ func (x *ReplayStart) String() string {
 func (*ReplayStart) ProtoMessage() {}
 
 func (x *ReplayStart) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[10]
+	mi := &file_mapper_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1209,7 @@ func (x *ReplayStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStart.ProtoReflect.Descriptor instead.
 func (*ReplayStart) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{10}
+	return file_mapper_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReplayStart) GetConfig() []byte {
@@ -1138,7 +1237,7 @@ type ReplayResponse struct {
 
 func (x *ReplayResponse) Reset() {
 	*x = ReplayResponse{}
-	mi := &file_mapper_proto_msgTypes[11]
+	mi := &file_mapper_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1249,7 @@ func (x *ReplayResponse) String() string {
 func (*ReplayResponse) ProtoMessage() {}
 
 func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mapper_proto_msgTypes[11]
+	mi := &file_mapper_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1262,7 @@ func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayResponse.ProtoReflect.Descriptor instead.
 func (*ReplayResponse) Descriptor() ([]byte, []int) {
-	return file_mapper_proto_rawDescGZIP(), []int{11}
+	return file_mapper_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ReplayResponse) GetOutputs() []*Output {
@@ -1185,20 +1284,24 @@ var File_mapper_proto protoreflect.FileDescriptor
 const file_mapper_proto_rawDesc = "" +
 	"\n" +
 	"\fmapper.proto\x12\x10acptap.mapper.v1\"\r\n" +
-	"\vInfoRequest\"\xb4\x01\n" +
+	"\vInfoRequest\"\xd9\x01\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06inputs\x18\x03 \x03(\tR\x06inputs\x12\x18\n" +
 	"\aoutputs\x18\x04 \x03(\tR\aoutputs\x12\"\n" +
 	"\fcapabilities\x18\x05 \x03(\tR\fcapabilities\x12 \n" +
-	"\vdescription\x18\x06 \x01(\tR\vdescription\"\xa9\x01\n" +
+	"\vdescription\x18\x06 \x01(\tR\vdescription\x12#\n" +
+	"\rwire_features\x18\a \x03(\tR\fwireFeatures\"\xe2\x01\n" +
 	"\n" +
 	"MapRequest\x12/\n" +
 	"\x05start\x18\x01 \x01(\v2\x17.acptap.mapper.v1.StartH\x00R\x05start\x12/\n" +
 	"\x05batch\x18\x02 \x01(\v2\x17.acptap.mapper.v1.BatchH\x00R\x05batch\x122\n" +
-	"\x06finish\x18\x03 \x01(\v2\x18.acptap.mapper.v1.FinishH\x00R\x06finishB\x05\n" +
-	"\x03msg\"\x91\x01\n" +
+	"\x06finish\x18\x03 \x01(\v2\x18.acptap.mapper.v1.FinishH\x00R\x06finish\x127\n" +
+	"\x06packed\x18\x04 \x01(\v2\x1d.acptap.mapper.v1.PackedBatchH\x00R\x06packedB\x05\n" +
+	"\x03msg\"%\n" +
+	"\vPackedBatch\x12\x16\n" +
+	"\x06frames\x18\x01 \x01(\fR\x06frames\"\xb6\x01\n" +
 	"\x05Start\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\x12\x1e\n" +
 	"\n" +
@@ -1206,7 +1309,8 @@ const file_mapper_proto_rawDesc = "" +
 	"connection\x12\x19\n" +
 	"\bwire_log\x18\x03 \x01(\tR\awireLog\x12\x14\n" +
 	"\x05input\x18\x04 \x01(\tR\x05input\x12\x12\n" +
-	"\x04mode\x18\x05 \x01(\tR\x04modeJ\x04\b\x06\x10\aR\x05prior\"8\n" +
+	"\x04mode\x18\x05 \x01(\tR\x04mode\x12#\n" +
+	"\rwire_features\x18\a \x03(\tR\fwireFeaturesJ\x04\b\x06\x10\aR\x05prior\"8\n" +
 	"\x05Batch\x12/\n" +
 	"\x06frames\x18\x01 \x03(\v2\x17.acptap.mapper.v1.FrameR\x06frames\"\x8c\x04\n" +
 	"\x05Frame\x12/\n" +
@@ -1235,10 +1339,11 @@ const file_mapper_proto_rawDesc = "" +
 	"session_id\x18\x0f \x01(\tR\tsessionId\x12/\n" +
 	"\x13session_connections\x18\x10 \x01(\rR\x12sessionConnections\" \n" +
 	"\x06Finish\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason\"U\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"|\n" +
 	"\vMapResponse\x122\n" +
 	"\aoutputs\x18\x01 \x03(\v2\x18.acptap.mapper.v1.OutputR\aoutputs\x12\x12\n" +
-	"\x04more\x18\x02 \x01(\bR\x04more\"\x9c\x02\n" +
+	"\x04more\x18\x02 \x01(\bR\x04more\x12%\n" +
+	"\x0epacked_outputs\x18\x03 \x01(\fR\rpackedOutputs\"\x9c\x02\n" +
 	"\x06Output\x120\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.acptap.mapper.v1.OutputKindR\x04kind\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x12\n" +
@@ -1301,7 +1406,7 @@ func file_mapper_proto_rawDescGZIP() []byte {
 }
 
 var file_mapper_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_mapper_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_mapper_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_mapper_proto_goTypes = []any{
 	(Direction)(0),         // 0: acptap.mapper.v1.Direction
 	(FrameKind)(0),         // 1: acptap.mapper.v1.FrameKind
@@ -1310,39 +1415,41 @@ var file_mapper_proto_goTypes = []any{
 	(*InfoRequest)(nil),    // 4: acptap.mapper.v1.InfoRequest
 	(*InfoResponse)(nil),   // 5: acptap.mapper.v1.InfoResponse
 	(*MapRequest)(nil),     // 6: acptap.mapper.v1.MapRequest
-	(*Start)(nil),          // 7: acptap.mapper.v1.Start
-	(*Batch)(nil),          // 8: acptap.mapper.v1.Batch
-	(*Frame)(nil),          // 9: acptap.mapper.v1.Frame
-	(*Finish)(nil),         // 10: acptap.mapper.v1.Finish
-	(*MapResponse)(nil),    // 11: acptap.mapper.v1.MapResponse
-	(*Output)(nil),         // 12: acptap.mapper.v1.Output
-	(*ReplayRequest)(nil),  // 13: acptap.mapper.v1.ReplayRequest
-	(*ReplayStart)(nil),    // 14: acptap.mapper.v1.ReplayStart
-	(*ReplayResponse)(nil), // 15: acptap.mapper.v1.ReplayResponse
+	(*PackedBatch)(nil),    // 7: acptap.mapper.v1.PackedBatch
+	(*Start)(nil),          // 8: acptap.mapper.v1.Start
+	(*Batch)(nil),          // 9: acptap.mapper.v1.Batch
+	(*Frame)(nil),          // 10: acptap.mapper.v1.Frame
+	(*Finish)(nil),         // 11: acptap.mapper.v1.Finish
+	(*MapResponse)(nil),    // 12: acptap.mapper.v1.MapResponse
+	(*Output)(nil),         // 13: acptap.mapper.v1.Output
+	(*ReplayRequest)(nil),  // 14: acptap.mapper.v1.ReplayRequest
+	(*ReplayStart)(nil),    // 15: acptap.mapper.v1.ReplayStart
+	(*ReplayResponse)(nil), // 16: acptap.mapper.v1.ReplayResponse
 }
 var file_mapper_proto_depIdxs = []int32{
-	7,  // 0: acptap.mapper.v1.MapRequest.start:type_name -> acptap.mapper.v1.Start
-	8,  // 1: acptap.mapper.v1.MapRequest.batch:type_name -> acptap.mapper.v1.Batch
-	10, // 2: acptap.mapper.v1.MapRequest.finish:type_name -> acptap.mapper.v1.Finish
-	9,  // 3: acptap.mapper.v1.Batch.frames:type_name -> acptap.mapper.v1.Frame
-	1,  // 4: acptap.mapper.v1.Frame.kind:type_name -> acptap.mapper.v1.FrameKind
-	0,  // 5: acptap.mapper.v1.Frame.dir:type_name -> acptap.mapper.v1.Direction
-	12, // 6: acptap.mapper.v1.MapResponse.outputs:type_name -> acptap.mapper.v1.Output
-	2,  // 7: acptap.mapper.v1.Output.kind:type_name -> acptap.mapper.v1.OutputKind
-	3,  // 8: acptap.mapper.v1.Output.severity:type_name -> acptap.mapper.v1.Severity
-	14, // 9: acptap.mapper.v1.ReplayRequest.start:type_name -> acptap.mapper.v1.ReplayStart
-	12, // 10: acptap.mapper.v1.ReplayResponse.outputs:type_name -> acptap.mapper.v1.Output
-	4,  // 11: acptap.mapper.v1.Mapper.Info:input_type -> acptap.mapper.v1.InfoRequest
-	6,  // 12: acptap.mapper.v1.Mapper.Map:input_type -> acptap.mapper.v1.MapRequest
-	13, // 13: acptap.mapper.v1.Mapper.Replay:input_type -> acptap.mapper.v1.ReplayRequest
-	5,  // 14: acptap.mapper.v1.Mapper.Info:output_type -> acptap.mapper.v1.InfoResponse
-	11, // 15: acptap.mapper.v1.Mapper.Map:output_type -> acptap.mapper.v1.MapResponse
-	15, // 16: acptap.mapper.v1.Mapper.Replay:output_type -> acptap.mapper.v1.ReplayResponse
-	14, // [14:17] is the sub-list for method output_type
-	11, // [11:14] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	8,  // 0: acptap.mapper.v1.MapRequest.start:type_name -> acptap.mapper.v1.Start
+	9,  // 1: acptap.mapper.v1.MapRequest.batch:type_name -> acptap.mapper.v1.Batch
+	11, // 2: acptap.mapper.v1.MapRequest.finish:type_name -> acptap.mapper.v1.Finish
+	7,  // 3: acptap.mapper.v1.MapRequest.packed:type_name -> acptap.mapper.v1.PackedBatch
+	10, // 4: acptap.mapper.v1.Batch.frames:type_name -> acptap.mapper.v1.Frame
+	1,  // 5: acptap.mapper.v1.Frame.kind:type_name -> acptap.mapper.v1.FrameKind
+	0,  // 6: acptap.mapper.v1.Frame.dir:type_name -> acptap.mapper.v1.Direction
+	13, // 7: acptap.mapper.v1.MapResponse.outputs:type_name -> acptap.mapper.v1.Output
+	2,  // 8: acptap.mapper.v1.Output.kind:type_name -> acptap.mapper.v1.OutputKind
+	3,  // 9: acptap.mapper.v1.Output.severity:type_name -> acptap.mapper.v1.Severity
+	15, // 10: acptap.mapper.v1.ReplayRequest.start:type_name -> acptap.mapper.v1.ReplayStart
+	13, // 11: acptap.mapper.v1.ReplayResponse.outputs:type_name -> acptap.mapper.v1.Output
+	4,  // 12: acptap.mapper.v1.Mapper.Info:input_type -> acptap.mapper.v1.InfoRequest
+	6,  // 13: acptap.mapper.v1.Mapper.Map:input_type -> acptap.mapper.v1.MapRequest
+	14, // 14: acptap.mapper.v1.Mapper.Replay:input_type -> acptap.mapper.v1.ReplayRequest
+	5,  // 15: acptap.mapper.v1.Mapper.Info:output_type -> acptap.mapper.v1.InfoResponse
+	12, // 16: acptap.mapper.v1.Mapper.Map:output_type -> acptap.mapper.v1.MapResponse
+	16, // 17: acptap.mapper.v1.Mapper.Replay:output_type -> acptap.mapper.v1.ReplayResponse
+	15, // [15:18] is the sub-list for method output_type
+	12, // [12:15] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_mapper_proto_init() }
@@ -1354,8 +1461,9 @@ func file_mapper_proto_init() {
 		(*MapRequest_Start)(nil),
 		(*MapRequest_Batch)(nil),
 		(*MapRequest_Finish)(nil),
+		(*MapRequest_Packed)(nil),
 	}
-	file_mapper_proto_msgTypes[9].OneofWrappers = []any{
+	file_mapper_proto_msgTypes[10].OneofWrappers = []any{
 		(*ReplayRequest_Start)(nil),
 		(*ReplayRequest_Chunk)(nil),
 		(*ReplayRequest_End)(nil),
@@ -1366,7 +1474,7 @@ func file_mapper_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mapper_proto_rawDesc), len(file_mapper_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

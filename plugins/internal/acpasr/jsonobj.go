@@ -183,6 +183,9 @@ func (o obj) strState(k string) state {
 	if st != valid {
 		return st
 	}
+	if len(v) > 0 && v[0] == '"' {
+		return valid // a frame's members start with their value
+	}
 	if t := bytes.TrimLeft(v, " \t\r\n"); len(t) == 0 || t[0] != '"' {
 		return invalid
 	}
@@ -200,16 +203,19 @@ func asString(v json.RawMessage) (string, bool) { return jsonscan.String(v) }
 
 // object reads an object member.
 func (o obj) object(k string) (obj, state) {
-	v, st := o.member(k)
-	if st != valid {
-		return nil, st
+	e, found := o.find(k)
+	switch {
+	case !found:
+		return nil, missing
+	case isJSONNull(e.v):
+		return nil, isNull
 	}
-	if e, _ := o.find(k); e.t != nil {
+	if e.t != nil {
 		if m, ok := e.nested(); ok {
 			return m, valid
 		}
 	}
-	m, ok := parseObj(v)
+	m, ok := parseObj(e.v)
 	if !ok {
 		return nil, invalid
 	}

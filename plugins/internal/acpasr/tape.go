@@ -2,6 +2,7 @@ package acpasr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 
 	"github.com/acptap/acptap/internal/jsonscan"
@@ -48,20 +49,25 @@ func (c *strCache) text(v []byte) (string, bool) {
 		return asString(v)
 	}
 	body := v[1 : len(v)-1]
-	if !jsonscan.PlainASCII(body) {
-		return asString(v)
-	}
 	// The slot: the length and the first and last (up to) eight bytes.
 	var a, b uint64
-	for i := 0; i < len(body) && i < 8; i++ {
-		a |= uint64(body[i]) << (8 * i)
-		b |= uint64(body[len(body)-1-i]) << (8 * i)
+	if len(body) >= 8 {
+		a, b = binary.LittleEndian.Uint64(body), binary.LittleEndian.Uint64(body[len(body)-8:])
+	} else {
+		for i := range body {
+			a |= uint64(body[i]) << (8 * i)
+		}
+		b = a
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(len(body))) >> 56
 	slot := &c.slots[h%uint64(len(c.slots))]
-	if *slot != string(body) {
-		*slot = string(body)
+	if *slot == string(body) {
+		return *slot, true // a slot holds plain ASCII only (or "", which is): so does body
 	}
+	if !jsonscan.PlainASCII(body) {
+		return asString(v)
+	}
+	*slot = string(body)
 	return *slot, true
 }
 

@@ -85,7 +85,8 @@ func (s *stream) toolChunk(f *sdk.Frame, u obj) bool {
 		s.c.diag(sdk.SeverityWarning, s.id, "tool_call_content_chunk: toolCallId missing or not a string", "kept as an audit record")
 		return false
 	}
-	it, ok := s.toolItem(u.raw("content"), true)
+	co, st := u.object("content") // the frame's object, as parseObj reads it
+	it, ok := s.toolItemOf(co, st == valid, true)
 	if !ok {
 		return false
 	}
@@ -99,6 +100,11 @@ func (s *stream) toolChunk(f *sdk.Frame, u obj) bool {
 // toolItem checks one ToolCallContent item.
 func (s *stream) toolItem(x json.RawMessage, chunk bool) (toolItem, bool) {
 	o, ok := parseObj(x)
+	return s.toolItemOf(o, ok, chunk)
+}
+
+// toolItemOf is toolItem of an item parsed as o (ok: it is an object).
+func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 	typ, st := o.str("type")
 	if !ok || st != valid {
 		s.c.diag(sdk.SeverityWarning, s.id, "tool call content item is not an object with a type", "item dropped")
@@ -106,11 +112,12 @@ func (s *stream) toolItem(x json.RawMessage, chunk bool) (toolItem, bool) {
 	}
 	switch typ {
 	case "content":
-		if _, st := o.object("content"); st != valid {
+		bo, st := o.object("content")
+		if st != valid {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped")
 			return toolItem{}, false
 		}
-		if p := blockProblem(o.raw("content")); p != "" {
+		if p := blockProblemOf(bo); p != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped: "+p)
 			return toolItem{}, false
 		}
