@@ -159,10 +159,20 @@ func TestDispatchOwnsLines(t *testing.T) {
 
 // TestCoalesceKeepsFrames: with a coalescing window the plugins see the same
 // frames, in the same order, as without (only the batching may differ), and
-// the last batch is not held back when the tee closes the queue.
+// the last batch is not held back when the tee closes the queue. With the
+// tee's doorbell, capture sleeps out the window; once the recording hurries
+// it (the agent has exited), a window of an hour holds nothing back either.
 func TestCoalesceKeepsFrames(t *testing.T) {
 	var results [][]string
-	for _, window := range []time.Duration{0, 2 * time.Millisecond, time.Hour} {
+	for _, tc := range []struct {
+		window time.Duration
+		bell   bool
+	}{{0, false}, {2 * time.Millisecond, false}, {time.Hour, false}, {2 * time.Millisecond, true}, {time.Hour, true}} {
+		window := tc.window
+		var bell chan struct{}
+		if tc.bell {
+			bell = make(chan struct{}, 1)
+		}
 		m := &lineMapper{}
 		launch := func(context.Context, string) (*Plugin, error) {
 			return &Plugin{Name: "lines", Mapper: m}, nil
@@ -171,11 +181,34 @@ func TestCoalesceKeepsFrames(t *testing.T) {
 			WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord,
 			Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 			Launch: launch, Sink: &memSink{}, BatchFrames: 16, StallTimeout: time.Minute, Coalesce: window,
+			Doorbell: bell,
 		})
-		items := make(chan captured.Item, 4)
-		if err := p.Start(context.Background(), items); err != nil {
+		raw := make(chan captured.Item, 4)
+		if err := p.Start(context.Background(), raw); err != nil {
 			t.Fatal(err)
 		}
+		items := make(chan captured.Item)
+		go func() { // the tee: queue, then ring
+			for it := range items {
+				raw <- it
+				if bell != nil {
+					select {
+					case bell <- struct{}{}:
+					default:
+					}
+				}
+			}
+			if tc.bell && window == time.Hour {
+				p.Hurry() // as the recording does once the agent has exited
+			}
+			close(raw)
+			if bell != nil {
+				select {
+				case bell <- struct{}{}:
+				default:
+				}
+			}
+		}()
 		items <- captured.Item{Dir: sdk.C2A, Chunk: &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}` + "\n")}}
 		items <- captured.Item{Dir: sdk.A2C, Chunk: &captured.Chunk{Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}` + "\n")}}
 		for i := range 100 {
@@ -192,7 +225,7 @@ func TestCoalesceKeepsFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		if stats.Frames != 203 {
-			t.Errorf("window %s: %d frames captured, want 203", window, stats.Frames)
+			t.Errorf("window %s (doorbell %v): %d frames captured, want 203", window, tc.bell, stats.Frames)
 		}
 		m.mu.Lock()
 		results = append(results, m.lines)

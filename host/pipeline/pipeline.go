@@ -169,6 +169,8 @@ type Pipeline struct {
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
 	stopOnce    sync.Once
+	hurry       chan struct{} // closed by Hurry
+	hurryOnce   sync.Once
 	behindOnce  sync.Once
 	behindFor   int                     // batches in a row dispatched while a feeder was catching up
 	handover    *Handover               // where capture stopped (StopCapture), under mu
@@ -201,7 +203,7 @@ func New(opts Options) *Pipeline {
 		maxRestarts: opts.MaxRestarts, stallTimeout: opts.StallTimeout, sink: opts.Sink, launch: opts.Launch,
 		det:         newRevisionDetector(opts.SchemaRevision, opts.DefaultRevision),
 		tracker:     newSessionTracker(),
-		captureDone: make(chan struct{}), stop: make(chan struct{}), finishReason: "agent exited",
+		captureDone: make(chan struct{}), stop: make(chan struct{}), hurry: make(chan struct{}), finishReason: "agent exited",
 	}
 	p.det.agent, p.det.agentRule = opts.Routing.AgentSchemaRevision, opts.Routing.AgentRule
 	if opts.ForceRevision != "" {
@@ -420,9 +422,10 @@ type captureLoop struct {
 	batch  []wire.Entry
 	held   []captured.Item // chunks whose bytes the batch may alias
 	window *time.Timer
-	low    bool    // run's priority: below the tee
-	cross  bool    // a chunk saw the queue past the threshold of low: switch after its batch
-	use    float64 // the tee's queue, as full as the last chunk saw it
+	napper *time.Timer // nap's
+	low    bool        // run's priority: below the tee
+	cross  bool        // a chunk saw the queue past the threshold of low: switch after its batch
+	use    float64     // the tee's queue, as full as the last chunk saw it
 }
 
 func (c *captureLoop) emit(it captured.Item) {
@@ -491,11 +494,43 @@ func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got b
 	}
 }
 
-// sleepWindow waits for the coalescing window to end, or for stop.
-func (c *captureLoop) sleepWindow() {
+// maxNap bounds one nap of capture in its coalescing window (see run).
+const maxNap = 2 * time.Millisecond
+
+// nap sleeps until end, for at most maxNap, or until stop or Hurry; false when the window
+// had ended already.
+func (c *captureLoop) nap(end time.Time) bool {
+	d := time.Until(end)
+	if d <= 0 {
+		return false
+	}
+	if c.napper == nil {
+		c.napper = time.NewTimer(min(d, maxNap))
+	} else {
+		c.napper.Reset(min(d, maxNap))
+	}
 	select {
-	case <-c.window.C:
+	case <-c.napper.C:
 	case <-c.p.stop:
+		c.napper.Stop()
+	case <-c.p.hurry:
+		c.napper.Stop()
+	}
+	return true
+}
+
+// Hurry ends capture's coalescing: from now on it writes what the tee queued as soon as it
+// is there, rather than sleeping out a window first. The recording calls it once the agent
+// has exited, so that what is left reaches the wire log (and the exit) without waiting.
+func (p *Pipeline) Hurry() { p.hurryOnce.Do(func() { close(p.hurry) }) }
+
+// hurried says whether Hurry was called.
+func (p *Pipeline) hurried() bool {
+	select {
+	case <-p.hurry:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -527,7 +562,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		if c.window != nil {
 			c.window.Reset(p.opts.Coalesce)
 		}
-		slept := false
+		windowEnd := time.Now().Add(p.opts.Coalesce)
 	more:
 		for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
 			select {
@@ -539,16 +574,19 @@ func (c *captureLoop) run(low bool) loopEnd {
 				continue
 			default:
 			}
-			if c.window == nil || slept {
+			if c.window == nil {
 				break more
 			}
-			if c.bell != nil {
-				// With a doorbell, capture sleeps out the window instead of waking at each
-				// ring, then takes what was queued: its thread is locked (lowered), and each
-				// wake of a locked thread costs Go's scheduler four context switches, which
-				// at a line a millisecond were most of capture's CPU.
-				c.sleepWindow()
-				slept = true
+			if c.bell != nil && !p.hurried() {
+				// With a doorbell, capture naps through the window instead of waking at each
+				// ring, and takes what was queued after each nap: its thread is locked
+				// (lowered), and each wake of a locked thread costs Go's scheduler four
+				// context switches, which at a line a millisecond were most of capture's
+				// CPU. A nap is at most maxNap, so a burst that starts meanwhile finds the
+				// queue drained as often as that, whatever tee.coalesce is.
+				if !c.nap(windowEnd) {
+					break more
+				}
 				continue
 			}
 			next, nok, got := c.wait(c.window.C)

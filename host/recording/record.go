@@ -320,6 +320,7 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 	defer closeQuietly(rec.logCloser)
 	agentGone := time.Now()
 	rec.exiting.Store(true)
+	rec.p.Hurry() // what the tee queued goes to the wire log at once
 	// A mapping that is already catching up from the wire log when the
 	// agent exits is handed over whatever happens next (a behind feeder
 	// stays behind): its feeders and plugins stop now, so that capture,
