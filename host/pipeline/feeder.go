@@ -295,7 +295,12 @@ var pipelineBatches = true
 // session frame waits for every output before it, and the run loop
 // collects every batch in flight before it waits for capture, so an output
 // is never held back by a batch that is not coming.
-var pipelineLive = true
+//
+// Off for now: with it on, `make test` on a clean clone failed twice in a row
+// (internal/aepe2e's relay tests: acptap record still running 5 s after the
+// session, under the suite's load), and passed with it off; the cause is not
+// found yet. TestLivePipelinedSameOutputs still runs both ways.
+var pipelineLive = false
 
 // lastFedSent is the last seq sent to the plugin (answered or not).
 func (f *feeder) lastFedSent() uint64 {
