@@ -194,8 +194,8 @@ func minorFaults(t *testing.T) int64 {
 
 // TestColdSlotsAreStored: a slot without pages (never used, or punched after a burst) is
 // cold; Store gives it the bytes through the memory file, without faulting its pages in
-// on the caller's side, and the chunk's buffer reads them back. A slot given back warm is
-// not cold.
+// on the caller's side, and the chunk's buffer reads them back (the wire log retains the
+// frames as observed, ASR-723). A slot given back warm is not cold.
 func TestColdSlotsAreStored(t *testing.T) {
 	a, err := NewArena((keepWarm + 8) * BufferSize)
 	if err != nil {

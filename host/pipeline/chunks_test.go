@@ -157,8 +157,8 @@ func TestDispatchOwnsLines(t *testing.T) {
 	}
 }
 
-// TestCoalesceKeepsFrames: with a coalescing window the plugins see the same
-// frames, in the same order, as without (only the batching may differ), and
+// TestCoalesceKeepsFrames (ASR-723: the frames retained in order): with a
+// coalescing window the plugins see the same frames, in the same order, as without (only the batching may differ), and
 // the last batch is not held back when the tee closes the queue. With the
 // tee's doorbell, capture sleeps out the window; once the recording hurries
 // it (the agent has exited), a window of an hour holds nothing back either.

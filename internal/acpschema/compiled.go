@@ -473,20 +473,7 @@ func (c *cobj) prop(k []byte) int {
 		}
 		return -1
 	}
-	l := c.props
-	lo, hi := 0, len(l)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if l[h].name < string(k) {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	if lo < len(l) && l[lo].name == string(k) {
-		return lo
-	}
-	return -1
+	return sortedIndex(c.props, func(p *cprop) string { return p.name }, k)
 }
 
 // typeOfByte is the JSON type bit of a value by its first byte.

@@ -246,16 +246,22 @@ func (n *fnode) propIndex(k []byte) int {
 		}
 		return -1
 	}
+	return sortedIndex(l, func(p *prop) string { return p.name }, k)
+}
+
+// sortedIndex is the index of the element named k in l, sorted by name, or -1: the binary
+// search of the interpreter's and the compiled validator's member tables alike.
+func sortedIndex[T any](l []T, name func(*T) string, k []byte) int {
 	lo, hi := 0, len(l)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if l[h].name < string(k) {
+		if name(&l[h]) < string(k) {
 			lo = h + 1
 		} else {
 			hi = h
 		}
 	}
-	if lo < len(l) && l[lo].name == string(k) {
+	if lo < len(l) && name(&l[lo]) == string(k) {
 		return lo
 	}
 	return -1
