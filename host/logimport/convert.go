@@ -223,7 +223,12 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return fmt.Errorf("%w: %s: %w", ErrNotReadable, input, err)
 	}
 
-	path, sum, size, cleanup, err := prepare(ctx, input, opts)
+	// A store that holds no converted wire log cannot hold this input's:
+	// the input's hash then comes from the one pass below that reads its
+	// frames, rather than from a read of its own first (which lets an input
+	// converted before be found before anything else is read).
+	hashFirst := retainBytes <= 0 || hasConverted(opts.Store)
+	path, sum, size, cleanup, err := prepare(ctx, input, opts, hashFirst)
 	if errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil) {
 		cleanup()
 		res.Interrupted = true // while spooling: nothing was written
@@ -233,24 +238,36 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return res, notReadable(err)
 	}
 	defer cleanup()
-	res.Source = wire.Source{Mode: wire.SourceModeConvert, From: opts.From, Path: sourcePath(input), SHA256: hex.EncodeToString(sum)}
-	res.Connection = Connection(sum)
-	res.WirePath = opts.Store.WirePath(res.Connection)
-	_, statErr := os.Stat(res.WirePath)
-	exists := statErr == nil
-	if exists {
-		// The same connection ID is the same input, unless 48 bits of
-		// SHA-256 collided.
-		if r, err := wire.Open(res.WirePath); err == nil {
-			h := r.Header()
-			r.Close()
-			if h.Source == nil || h.Source.SHA256 != res.Source.SHA256 {
-				return res, notReadable(fmt.Errorf("%s exists but was not converted from this input", res.WirePath))
+	res.Source = wire.Source{Mode: wire.SourceModeConvert, From: opts.From, Path: sourcePath(input)}
+	var exists bool
+	// identify names the connection by the input's hash and says whether
+	// the store holds it already (done: nothing more to do, or an error).
+	identify := func(sum []byte) (done bool, err error) {
+		res.Source.SHA256 = hex.EncodeToString(sum)
+		res.Connection = Connection(sum)
+		res.WirePath = opts.Store.WirePath(res.Connection)
+		_, statErr := os.Stat(res.WirePath)
+		exists = statErr == nil
+		if exists {
+			// The same connection ID is the same input, unless 48 bits of
+			// SHA-256 collided.
+			if r, err := wire.Open(res.WirePath); err == nil {
+				h := r.Header()
+				r.Close()
+				if h.Source == nil || h.Source.SHA256 != res.Source.SHA256 {
+					return true, notReadable(fmt.Errorf("%s exists but was not converted from this input", res.WirePath))
+				}
+			}
+			if !opts.Force {
+				res.Existed = true
+				return true, nil
 			}
 		}
-		if !opts.Force {
-			res.Existed = true
-			return res, nil
+		return false, nil
+	}
+	if sum != nil {
+		if done, err := identify(sum); done {
+			return res, err
 		}
 	}
 
@@ -266,10 +283,20 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return res, notReadable(err)
 	}
 	res.Source.Format, res.Source.Gzip = string(format), gz
-	frames, err := framesDigest(path, format, opts.MaxLine)
+	once, err := readOnce(path, format, opts.MaxLine, retainBytes)
 	if err != nil {
 		return res, notReadable(err)
 	}
+	switch {
+	case sum == nil:
+		sum = once.sum
+		if done, err := identify(sum); done {
+			return res, err
+		}
+	case !bytes.Equal(sum, once.sum):
+		return res, notReadable(changedErr(sum, once.sum))
+	}
+	frames := once.frames
 	res.Source.FramesSHA256 = frames
 	if !exists {
 		// Other bytes, the same frames (the gzip of a log converted before,
@@ -332,7 +359,12 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	}
 	res.Wrote = true
 
-	readErr := feed(ctx, path, format, size, sum, opts, res, items)
+	var readErr error
+	if once.kept != nil {
+		feedKept(ctx, once, size, opts, res, items)
+	} else {
+		readErr = feed(ctx, path, format, size, sum, opts, res, items)
+	}
 	close(items)
 	// The wire log is written to its end once capture is done; its
 	// writeback starts then, beside the plugins' mapping, so that the
@@ -388,7 +420,11 @@ const DefaultMaxSpool = 4 << 30
 // other streams are spooled to a temporary file in the store first), its
 // SHA-256 and size, and a cleanup. Spooling stops when ctx ends (the error
 // wraps context.Canceled).
-func prepare(ctx context.Context, input string, opts Options) (path string, sum []byte, size int64, cleanup func(), err error) {
+//
+// Without hash, a regular file is not read: its sum is nil and its size
+// the one it has now (standard input and other streams are hashed as they
+// are spooled, whatever hash says).
+func prepare(ctx context.Context, input string, opts Options, hash bool) (path string, sum []byte, size int64, cleanup func(), err error) {
 	cleanup = func() {}
 	var src io.Reader
 	if input == "-" {
@@ -403,6 +439,9 @@ func prepare(ctx context.Context, input string, opts Options) (path string, sum 
 		}
 		if fi.IsDir() {
 			return "", nil, 0, cleanup, errors.New("is a directory")
+		}
+		if fi.Mode().IsRegular() && !hash {
+			return input, nil, fi.Size(), cleanup, nil
 		}
 		if fi.Mode().IsRegular() {
 			sum, size, err := hashFile(input)
@@ -618,10 +657,68 @@ func feed(ctx context.Context, path string, format Format, size int64, sum []byt
 		return err
 	}
 	if got := h.Sum(nil); hex.EncodeToString(got) != hex.EncodeToString(sum) {
-		return fmt.Errorf("the input changed while it was converted (sha256 %s before, %s after): "+
-			"convert it again with --force once it is complete", hex.EncodeToString(sum)[:12], hex.EncodeToString(got)[:12])
+		return changedErr(sum, got)
 	}
 	return nil
+}
+
+func changedErr(before, after []byte) error {
+	return fmt.Errorf("the input changed while it was converted (sha256 %s before, %s after): "+
+		"convert it again with --force once it is complete", hex.EncodeToString(before)[:12], hex.EncodeToString(after)[:12])
+}
+
+// hasConverted says whether the store's wire directory holds a converted
+// wire log (or cannot be listed).
+func hasConverted(st *store.Store) bool {
+	logs, err := filepath.Glob(filepath.Join(store.WireDir(st.Root()), ConnectionPrefix+"*.jsonl"))
+	return err != nil || len(logs) > 0
+}
+
+// feedKept hands the pipeline the frames the digest pass kept (readOnce),
+// as feed does those it reads: the same entries in the same bursts, the
+// same counts. A frame is dropped from once as it is sent.
+func feedKept(ctx context.Context, once *onceRead, size int64, opts Options, res *Result, items chan<- captured.Item) {
+	prog := opts.Progress
+	if prog == nil {
+		prog = &Progress{}
+	}
+	prog.Reset(res.Input, size)
+	defer prog.Mapping.Store(true)
+	prog.Read.Store(size)
+	for _, sk := range once.skips {
+		res.SkippedLines++
+		res.SkipReasons[reasonKind(sk.Reason)]++
+		if len(res.SkipExamples) < opts.SkipExamples {
+			res.SkipExamples = append(res.SkipExamples, sk)
+		}
+	}
+	res.Lines, res.Blank = once.lines, once.blank
+	prog.Lines.Store(int64(once.lines))
+	for i := range once.kept {
+		fr := once.kept[i]
+		once.kept[i] = Frame{}
+		select {
+		case <-ctx.Done():
+			res.Interrupted = true
+			return
+		case items <- fr.Item:
+		}
+		prog.Frames.Add(1)
+		switch {
+		case fr.Item.Gap != nil:
+			res.Gaps++
+		case fr.Item.Dir == sdk.C2A:
+			res.FramesC2A++
+		default:
+			res.FramesA2C++
+		}
+		if fr.Input == 0 {
+			res.Synthesized++
+		}
+		if fr.Item.Gap == nil {
+			res.Times[fr.Time]++
+		}
+	}
 }
 
 func batchOf(opts Options) int {

@@ -18,27 +18,74 @@ import (
 // LF, in order; gaps count too. A read of its own, before the conversion:
 // the digest decides whether there is anything to convert.
 func framesDigest(path string, format Format, maxLine int) (string, error) {
-	f, err := os.Open(path)
+	r, err := readOnce(path, format, maxLine, 0)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	r, _, err := decompress(f)
+	return r.frames, nil
+}
+
+// retainBytes bounds the line bytes the digest pass keeps of an input's
+// frames for the conversion (readOnce): an input within it is read once;
+// a larger one is read again by feed. 0 keeps none (tests compare).
+var retainBytes = 32 << 20
+
+// onceRead is one pass over the input: its SHA-256 (of every byte read,
+// as prepare's), the frames digest and, when the frames' lines fit
+// within the bound, the frames themselves with what the scanner counted
+// and skipped, which feed sends instead of reading the input again.
+type onceRead struct {
+	sum    []byte
+	frames string
+	// kept is nil when the frames were not kept (over the bound).
+	kept         []Frame
+	skips        []Skip
+	lines, blank int
+}
+
+// readOnce reads the input at path once: hash, frames digest, and the
+// frames while their lines total at most retain bytes.
+func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	defer f.Close()
+	sum := sha256.New()
+	raw := io.TeeReader(f, sum)
+	r, _, err := decompress(raw)
+	if err != nil {
+		return nil, err
 	}
 	h := sha256.New()
 	s := NewScanner(r, format, maxLine)
-	s.Borrow = true // each frame is hashed before the next is read
+	out := &onceRead{}
+	keep := retain > 0
+	held := 0
+	if keep {
+		out.kept = []Frame{}
+		s.OnSkip = func(sk Skip) { out.skips = append(out.skips, sk) }
+	} else {
+		s.Borrow = true // each frame is hashed before the next is read
+	}
 	for {
 		fr, err := s.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		it := fr.Item
+		if keep {
+			held += len(it.Line) + 128 // the line and about what a Frame holds besides
+			if held > retain {
+				keep, out.kept, out.skips, s.OnSkip = false, nil, nil, nil
+				s.Borrow = true // frames are no longer kept: hashed before the next is read
+			} else {
+				out.kept = append(out.kept, fr)
+			}
+		}
 		if it.Gap != nil {
 			h.Write([]byte("gap\n"))
 			continue
@@ -47,7 +94,12 @@ func framesDigest(path string, format Format, maxLine int) (string, error) {
 		h.Write(it.Line)
 		h.Write([]byte{'\n'})
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	if _, err := io.Copy(io.Discard, raw); err != nil {
+		return nil, err
+	}
+	out.sum, out.frames = sum.Sum(nil), hex.EncodeToString(h.Sum(nil))
+	out.lines, out.blank = s.Lines, s.Blank
+	return out, nil
 }
 
 // sameFrames finds a converted wire log of st whose input yielded the
