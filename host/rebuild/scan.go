@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
@@ -34,8 +35,10 @@ type Conn struct {
 // ID is the connection id.
 func (c *Conn) ID() string { return c.Header.Connection }
 
-// scanConn reads a wire log's header and the sessions it names.
-func scanConn(path string) (*Conn, error) {
+// scanConn reads a wire log's header and the sessions it names; the scan
+// keeps the decoded entries from the first while budget has room (nil:
+// none), for the connection's mapping.
+func scanConn(path string, budget *atomic.Int64) (*Conn, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -53,7 +56,7 @@ func scanConn(path string) (*Conn, error) {
 	if hdr.Connection == "" {
 		return nil, fmt.Errorf("wire log %s: the header names no connection", path)
 	}
-	scan, err := pipeline.ScanWire(abs)
+	scan, err := pipeline.ScanWireKeeping(abs, budget)
 	if err != nil {
 		return nil, err
 	}
