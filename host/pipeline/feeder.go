@@ -85,7 +85,7 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 		// attach makes every feeder of a rebuild here, under p.mu, before
 		// any of them reads (see window.join).
 		if p.win == nil {
-			p.win = p.sharedWindow()
+			p.win = newWindow(p.wirePath, p.wireSeq, p.batchFrames)
 		}
 		f.cur = p.win.join()
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/acptap/acptap/host/wire"
@@ -39,11 +38,6 @@ type WireScan struct {
 	path    string
 	size    int64
 	modTime time.Time
-	// kept is the entries the scan decoded, from the first, that the
-	// rebuild's shared window takes instead of decoding them again (nil:
-	// none); used says Rebuild took its first pass from this scan.
-	kept    *keptLog
-	used    bool
 	events  []scanEvent
 	detect  []scanLine // the frames among the first ones that the revision detector reads
 	frames  uint64     // frame entries
@@ -71,122 +65,8 @@ type scanLine struct {
 	line []byte
 }
 
-// keptLog is the decoded start of a wire log (ScanWireKeeping): the
-// entries a Tolerant reader returned, in order, and where such a reader
-// stood after the last of them (resume; nil when they are the whole log).
-type keptLog struct {
-	entries []keptEntry
-	others  []wire.Entry // the entries that are not frames
-	resume  *wire.Position
-	last    wire.Entry // the last entry kept, without its line (wire.ResumeTolerant)
-	arena   []byte     // where the next kept line goes
-}
-
-// keptEntry is a frame (other 0) or others[other-1].
-type keptEntry struct {
-	line  []byte
-	at    time.Time
-	seq   uint64
-	dir   sdk.Direction
-	nolf  bool
-	other int32
-}
-
-// keptCost is what keeping an entry costs besides its line's bytes.
-const keptCost = 64
-
-func (k *keptLog) add(e wire.Entry) {
-	if e.Type != wire.TypeFrame {
-		k.others = append(k.others, e)
-		k.entries = append(k.entries, keptEntry{other: int32(len(k.others))})
-		return
-	}
-	var line []byte
-	switch n := len(e.Line); {
-	case n > 64<<10:
-		line = bytes.Clone(e.Line)
-	default:
-		if cap(k.arena)-len(k.arena) < n {
-			k.arena = make([]byte, 0, 1<<20)
-		}
-		start := len(k.arena)
-		k.arena = append(k.arena, e.Line...)
-		line = k.arena[start:len(k.arena):len(k.arena)]
-	}
-	k.entries = append(k.entries, keptEntry{line: line, at: e.At, seq: e.Seq, dir: e.Dir, nolf: e.NoLF})
-}
-
-// keptMark is a place the kept entries can end: after the first n
-// (others of them not frames), held bytes of the budget, the reader
-// standing at pos after last.
-type keptMark struct {
-	n, others int
-	held      int64
-	pos       wire.Position
-	last      wire.Entry
-}
-
-// stop ends the kept entries at the mark (none when nil) and gives the
-// budget back what the ones after it took.
-func (k *keptLog) stop(m *keptMark, budget *atomic.Int64, held int64) {
-	if m == nil {
-		budget.Add(held)
-		k.entries, k.others = nil, nil
-		return
-	}
-	budget.Add(held - m.held)
-	clear(k.entries[m.n:])
-	clear(k.others[m.others:])
-	k.entries, k.others = k.entries[:m.n:m.n], k.others[:m.others:m.others]
-	pos := m.pos
-	k.resume, k.last = &pos, m.last
-}
-
-// entry returns the i-th entry kept, as the reader returned it.
-func (k *keptLog) entry(i int) wire.Entry {
-	ke := k.entries[i]
-	if ke.other > 0 {
-		return k.others[ke.other-1]
-	}
-	return wire.Entry{Type: wire.TypeFrame, Seq: ke.seq, At: ke.at, Dir: ke.dir, Line: ke.line, NoLF: ke.nolf}
-}
-
-// drop lets go of the i-th entry (the window has taken it).
-func (k *keptLog) drop(i int) {
-	if ke := &k.entries[i]; ke.other > 0 {
-		k.others[ke.other-1] = wire.Entry{}
-	} else {
-		ke.line = nil
-	}
-}
-
-// takeKept hands the kept entries of a scan Rebuild used to the one
-// window that maps from it (nil: none).
-func (s *WireScan) takeKept() *keptLog {
-	if s == nil || !s.used {
-		return nil
-	}
-	k := s.kept
-	s.kept = nil
-	return k
-}
-
-// DropKept lets go of the entries the scan kept (the caller will not
-// map the log from it).
-func (s *WireScan) DropKept() {
-	if s != nil {
-		s.kept = nil
-	}
-}
-
 // ScanWire reads a wire log once (past bad lines, as wire.Tolerant).
-func ScanWire(path string) (*WireScan, error) { return ScanWireKeeping(path, nil) }
-
-// ScanWireKeeping is ScanWire, which also keeps the decoded entries from
-// the first, while budget (shared by the scans of a rebuild) has room
-// for their lines: a rebuild that maps the log from this scan takes them
-// instead of decoding them again. nil: none kept.
-func ScanWireKeeping(path string, budget *atomic.Int64) (*WireScan, error) {
+func ScanWire(path string) (*WireScan, error) {
 	r, err := wire.Open(path)
 	if err != nil {
 		return nil, err
@@ -196,12 +76,8 @@ func ScanWireKeeping(path string, budget *atomic.Int64) (*WireScan, error) {
 		r.Close()
 		return nil, err
 	}
-	r.ReuseLines() // every line is looked at once, here (a kept one is copied)
+	r.ReuseLines() // every line is looked at once, here
 	s := &WireScan{path: path, size: fi.Size(), modTime: fi.ModTime()}
-	keeping := budget != nil && budget.Load() > 0
-	if keeping {
-		s.kept = &keptLog{}
-	}
 	tr := wire.NewTolerant(r, func(p wire.Problem) {
 		s.events = append(s.events, scanEvent{problem: &p})
 		s.MayScrub = s.MayScrub || p.Skipped || p.Torn
@@ -209,20 +85,9 @@ func ScanWireKeeping(path string, budget *atomic.Int64) (*WireScan, error) {
 	defer tr.Close()
 	t := newSessionTracker()
 	nframes := 0
-	var held int64     // what the kept entries took of the budget
-	var mark *keptMark // the last place the kept entries could end
 	for {
 		e, err := tr.Next()
 		if err != nil {
-			if keeping && !errors.Is(err, io.EOF) {
-				s.kept.stop(mark, budget, held)
-				if mark == nil {
-					s.kept = nil
-				}
-			}
-			if s.kept != nil {
-				s.kept.arena = nil
-			}
 			if rev, ok := r.Revision(); ok {
 				s.Revision = &rev
 			}
@@ -232,26 +97,6 @@ func ScanWireKeeping(path string, budget *atomic.Int64) (*WireScan, error) {
 			return s, fmt.Errorf("read %s: %w", path, err)
 		}
 		s.lastSeq = e.Seq
-		if keeping {
-			cost := int64(len(e.Line)) + keptCost
-			if budget.Add(-cost) >= 0 {
-				held += cost
-				s.kept.add(e)
-				if pos, last, ok := tr.Position(); ok {
-					// A place to read on from, should the next entry not fit.
-					last.Line = nil
-					ok := keptMark{n: len(s.kept.entries), others: len(s.kept.others), held: held, pos: pos, last: last}
-					mark = &ok
-				}
-			} else {
-				budget.Add(cost)
-				keeping = false
-				s.kept.stop(mark, budget, held)
-				if mark == nil {
-					s.kept = nil
-				}
-			}
-		}
 		switch e.Type {
 		case wire.TypeSession:
 			entry := e.Session
@@ -332,7 +177,6 @@ func (s *WireScan) ForCopy(path string) *WireScan {
 // replay is Rebuild's first pass from the scan: the same calls, in the
 // same order, as reading the log would make.
 func (p *Pipeline) replay(s *WireScan) {
-	s.used = true // the window may take what it kept
 	for _, ev := range s.events {
 		switch {
 		case ev.problem != nil:

@@ -51,24 +51,7 @@ type window struct {
 	cursors map[*windowCursor]bool
 	started bool
 	stop    func() bool
-	// kept is the start of the log the rebuild's scan decoded already
-	// (ScanWireKeeping): the reader takes it before it reads the file,
-	// from where the scan's reader stood after it (nil: from the start).
-	kept *keptLog
 }
-
-// sharedWindow makes the rebuild's window, with what its scan kept.
-func (p *Pipeline) sharedWindow() *window {
-	w := newWindow(p.wirePath, p.wireSeq, p.batchFrames)
-	if useKept {
-		w.kept = p.opts.Scan.takeKept()
-	}
-	return w
-}
-
-// useKept off: the window decodes the whole log even when the rebuild's
-// scan kept its start (tests compare).
-var useKept = true
 
 type windowBlock struct {
 	entries []wire.Entry
@@ -193,56 +176,15 @@ func (w *window) full() bool {
 // batch, as each feeder's catch-up read them (a Tolerant reader without a
 // problem report: the rebuild's first pass reported them).
 func (w *window) read() {
-	var seq uint64
-	var err error
+	r, err := wire.Open(w.path)
 	var tr *wire.Tolerant
-	defer func() {
-		if tr != nil {
-			tr.Close()
-		}
-	}()
-	kept, ki := w.kept, 0
-	w.kept = nil
-	// open starts reading the file: from the start, or where the scan's
-	// reader stood after the entries it kept.
-	var next func() (wire.Entry, error)
-	open := func() {
-		var r *wire.Reader
-		switch {
-		case kept == nil:
-			if r, err = wire.Open(w.path); err == nil {
-				tr = wire.NewTolerant(r, nil)
-			}
-		case kept.resume != nil:
-			if r, err = wire.OpenAt(w.path, *kept.resume); err == nil {
-				tr = wire.ResumeTolerant(r, nil, kept.last)
-			}
-		default: // the scan kept the whole log
-			next = func() (wire.Entry, error) { return wire.Entry{}, io.EOF }
-			return
-		}
-		if err != nil {
-			err = fmt.Errorf("catch up from wire log: %w", err)
-			next = func() (wire.Entry, error) { return wire.Entry{}, err }
-			return
-		}
-		next = tr.Next
-	}
-	if kept == nil {
-		open()
+	if err == nil {
+		tr = wire.NewTolerant(r, nil)
+		defer tr.Close()
 	} else {
-		next = func() (wire.Entry, error) {
-			if ki < len(kept.entries) {
-				e := kept.entry(ki)
-				kept.drop(ki)
-				ki++
-				return e, nil
-			}
-			kept.entries, kept.others = nil, nil
-			open()
-			return next()
-		}
+		err = fmt.Errorf("catch up from wire log: %w", err)
 	}
+	var seq uint64
 	for err == nil && seq < w.target {
 		w.mu.Lock()
 		for w.full() && !w.closed {
@@ -255,7 +197,7 @@ func (w *window) read() {
 		}
 		blk := windowBlock{entries: make([]wire.Entry, 0, min(w.batch, int(w.target-seq)))}
 		for seq < w.target && len(blk.entries) < w.batch {
-			e, rerr := next()
+			e, rerr := tr.Next()
 			if rerr != nil {
 				err = fmt.Errorf("read wire log at seq %d: %w", seq+1, rerr)
 				break

@@ -20,10 +20,7 @@ import (
 // store, byte for byte, as one with each line written at once and one scan
 // at a time — for logs in the store, logs imported (one with an MCP server
 // the import scrubs), connections continuing a session, and a second
-// rebuild over the first one's store; and so does one whose planning scans
-// keep what they decoded for the mapping (all of every log, or a budget
-// that runs out part-way through a log) against one whose windows decode
-// every log again.
+// rebuild over the first one's store.
 func TestFastPathsSameStore(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	src := t.TempDir()
@@ -31,9 +28,8 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConn(t, src, "c-3", t0.Add(2*time.Minute), true),
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
-	run := func(fast bool, keep int64) string {
-		defer func(b, w int, k int64) { stagingBuffer, scanWorkers, keepBytes = b, w, k }(stagingBuffer, scanWorkers, keepBytes)
-		keepBytes = keep
+	run := func(fast bool) string {
+		defer func(b, w int) { stagingBuffer, scanWorkers = b, w }(stagingBuffer, scanWorkers)
 		if fast {
 			stagingBuffer, scanWorkers = 300, 3 // small: lines gathered and lines written at once, many flushes
 		} else {
@@ -56,32 +52,28 @@ func TestFastPathsSameStore(t *testing.T) {
 		}
 		return root
 	}
-	slow := run(false, 0)
-	a := storeFiles(t, slow)
+	slow, fast := run(false), run(true)
+	a, b := storeFiles(t, slow), storeFiles(t, fast)
 	if len(a) == 0 {
 		t.Fatal("no files")
 	}
-	for _, keep := range []int64{0, 32 << 20, 1500, 5000} {
-		fast := run(true, keep)
-		b := storeFiles(t, fast)
-		for name, want := range a {
-			if got, ok := b[name]; !ok {
-				t.Errorf("keep %d: %s: missing from the fast store", keep, name)
-			} else if !bytes.Equal(got, want) {
-				t.Errorf("keep %d: %s differs:\nslow %s\nfast %s", keep, name, want, got)
-			}
+	for name, want := range a {
+		if got, ok := b[name]; !ok {
+			t.Errorf("%s: missing from the fast store", name)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s differs:\nslow %s\nfast %s", name, want, got)
 		}
-		for name := range b {
-			if _, ok := a[name]; !ok {
-				t.Errorf("keep %d: %s: only in the fast store", keep, name)
-			}
-		}
-		if left, _ := filepath.Glob(filepath.Join(fast, "tmp", "import-*")); len(left) > 0 {
-			t.Errorf("copies left: %v", left)
+	}
+	for name := range b {
+		if _, ok := a[name]; !ok {
+			t.Errorf("%s: only in the fast store", name)
 		}
 	}
 	if w := a[filepath.Join("wire", "c-4.jsonl")]; len(w) == 0 || bytes.Contains(w, []byte("s3cret")) {
 		t.Errorf("the import was not scrubbed:\n%s", w)
+	}
+	if left, _ := filepath.Glob(filepath.Join(fast, "tmp", "import-*")); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
 	}
 }
 

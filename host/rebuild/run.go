@@ -135,12 +135,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			}
 		}
 	}
-	// The planning scans keep the start of the logs they decode, within one
-	// budget, for the mapping (each connection's shared window takes its
-	// log's); what a connection not mapped kept is let go below.
-	budget := new(atomic.Int64)
-	budget.Store(keepBytes)
-	conns, byID := knownConnections(root, problem, budget)
+	conns, byID := knownConnections(root, problem)
 	want := map[string]bool{}
 	if req.All {
 		for _, c := range conns {
@@ -161,7 +156,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 	}
 	for _, f := range req.Files {
-		c, err := scanConn(f, budget)
+		c, err := scanConn(f)
 		if err != nil {
 			problem("%s: %s", f, err)
 			continue
@@ -198,15 +193,6 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 	todo := closure(conns, want)
 	order(todo)
-	mapped := map[*Conn]bool{}
-	for _, c := range todo {
-		mapped[c] = true
-	}
-	for _, c := range conns {
-		if !mapped[c] {
-			c.Scan.DropKept()
-		}
-	}
 	counts := map[string]int{}
 	for _, c := range todo {
 		for _, s := range c.Sessions {
@@ -380,14 +366,14 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 }
 
 // knownConnections scans every wire log under <root>/wire.
-func knownConnections(root string, problem func(string, ...any), budget *atomic.Int64) ([]*Conn, map[string]*Conn) {
+func knownConnections(root string, problem func(string, ...any)) ([]*Conn, map[string]*Conn) {
 	byID := map[string]*Conn{}
 	paths, err := storeWire(store.WireDir(root))
 	if err != nil {
 		problem("%s", err)
 	}
 	var conns []*Conn
-	scans := scanAll(paths, budget)
+	scans := scanAll(paths)
 	for i, p := range paths {
 		c, err := scans[i].c, scans[i].err
 		if err != nil {
@@ -414,7 +400,7 @@ var scanWorkers = runtime.GOMAXPROCS(0)
 
 // scanAll scans the logs, scanWorkers at a time (each scan is one core's
 // work, and the logs are independent); the results are in paths' order.
-func scanAll(paths []string, budget *atomic.Int64) []scanned {
+func scanAll(paths []string) []scanned {
 	out := make([]scanned, len(paths))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -427,7 +413,7 @@ func scanAll(paths []string, budget *atomic.Int64) []scanned {
 				if i >= len(paths) {
 					return
 				}
-				out[i].c, out[i].err = scanConn(paths[i], budget)
+				out[i].c, out[i].err = scanConn(paths[i])
 			}
 		}()
 	}
@@ -509,12 +495,6 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	}
 	return n, nil
 }
-
-// keepBytes is the budget of decoded wire log lines a rebuild's planning
-// scans keep for the mapping (pipeline.ScanWireKeeping), all logs
-// together: the start of the logs within it is decoded once, not twice.
-// 0 keeps none (tests compare).
-var keepBytes int64 = 32 << 20
 
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only

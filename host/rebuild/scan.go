@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
@@ -35,10 +34,8 @@ type Conn struct {
 // ID is the connection id.
 func (c *Conn) ID() string { return c.Header.Connection }
 
-// scanConn reads a wire log's header and the sessions it names; the scan
-// keeps the decoded entries from the first while budget has room (nil:
-// none), for the connection's mapping.
-func scanConn(path string, budget *atomic.Int64) (*Conn, error) {
+// scanConn reads a wire log's header and the sessions it names.
+func scanConn(path string) (*Conn, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -56,7 +53,7 @@ func scanConn(path string, budget *atomic.Int64) (*Conn, error) {
 	if hdr.Connection == "" {
 		return nil, fmt.Errorf("wire log %s: the header names no connection", path)
 	}
-	scan, err := pipeline.ScanWireKeeping(abs, budget)
+	scan, err := pipeline.ScanWire(abs)
 	if err != nil {
 		return nil, err
 	}

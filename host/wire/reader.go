@@ -43,46 +43,6 @@ type Reader struct {
 	rev    *Revision // the last revision entry read
 	slab   lineSlab  // decoded frame lines (fastDecodeFrame)
 	raw    []byte    // the line of the entry Next returned last
-	// where lr started (OpenAt): its byte offset and the lines before it
-	offBase  int64
-	lineBase int
-}
-
-// Position is where a Reader stands between two entries: the byte offset
-// of the next line, the number of lines read before it (the header
-// included) and the seq of the last entry read.
-type Position struct {
-	Offset int64
-	Line   int
-	Seq    uint64
-}
-
-// Position returns where the reader stands: OpenAt reads on from there.
-func (r *Reader) Position() Position {
-	return Position{Offset: r.offBase + r.lr.Offset(), Line: r.lineBase + r.lr.Line(), Seq: r.seq}
-}
-
-// OpenAt opens the wire log at path, reads its header as Open does, and
-// reads on from p, a Position a Reader of the same file stood at: its
-// Next returns what that Reader's would have returned next (line numbers
-// and the seq check carry on from p). The last revision entry before p is
-// not known to it.
-func OpenAt(path string, p Position) (*Reader, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if p.Line < 1 || p.Offset < r.lr.Offset() {
-		r.Close()
-		return nil, fmt.Errorf("open wire log %s: bad position %+v", path, p)
-	}
-	if _, err := r.f.Seek(p.Offset, io.SeekStart); err != nil {
-		r.Close()
-		return nil, fmt.Errorf("open wire log %s: %w", path, err)
-	}
-	r.lr = jsonl.NewReader(r.f, maxHeaderLine)
-	r.offBase, r.lineBase, r.lineNo, r.seq = p.Offset, p.Line, p.Line, p.Seq
-	return r, nil
 }
 
 // Raw returns the line (without its LF) of the entry Next returned last,
@@ -130,11 +90,11 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.MaxLine <= 0 {
 		r.lr.MaxLine = DefaultMaxLine
 	}
-	if r.lineBase+r.lr.Line() == 0 {
+	if r.lr.Line() == 0 {
 		r.lr.MaxLine = maxHeaderLine
 	}
 	line, err := r.lr.Next()
-	r.lineNo = r.lineBase + r.lr.Line()
+	r.lineNo = r.lr.Line()
 	if errors.Is(err, io.EOF) {
 		if tail := r.lr.Tail(); len(tail) > 0 {
 			return nil, fmt.Errorf("line %d: %w (%d bytes)", r.lineNo+1, ErrTornTail, len(tail))

@@ -84,26 +84,6 @@ func NewTolerant(r *Reader, report func(Problem)) *Tolerant {
 	return &Tolerant{r: r, report: report}
 }
 
-// Position returns where the reader stands when nothing it read is held
-// back (no stand-in or entry pending, no bad line since the last entry it
-// returned, not at the end): ResumeTolerant reads on from there as this
-// reader would. ok is false otherwise.
-func (t *Tolerant) Position() (p Position, last Entry, ok bool) {
-	if len(t.pending) > 0 || len(t.skipped) > 0 || t.ended || t.r.done {
-		return Position{}, Entry{}, false
-	}
-	return t.r.Position(), t.last, true
-}
-
-// ResumeTolerant is a Tolerant reader that reads on from where another
-// stood (Tolerant.Position: r opened at its Position, last the entry it
-// returned last); report as NewTolerant's. Lost counts from 0.
-func ResumeTolerant(r *Reader, report func(Problem), last Entry) *Tolerant {
-	t := NewTolerant(r, report)
-	t.last = last
-	return t
-}
-
 // Header returns the header.
 func (t *Tolerant) Header() Header { return t.r.Header() }
 
