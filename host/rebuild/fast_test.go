@@ -20,7 +20,8 @@ import (
 // store, byte for byte, as one with each line written at once and one scan
 // at a time — for logs in the store, logs imported (one with an MCP server
 // the import scrubs), connections continuing a session, and a second
-// rebuild over the first one's store.
+// rebuild over the first one's store; the fast one copies the imported
+// logs while it scans them (startCopy), the slow one after.
 func TestFastPathsSameStore(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	src := t.TempDir()
@@ -29,7 +30,8 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
 	run := func(fast bool) string {
-		defer func(b, w int) { stagingBuffer, scanWorkers = b, w }(stagingBuffer, scanWorkers)
+		defer func(b, w int, e bool) { stagingBuffer, scanWorkers, copyEarly = b, w, e }(stagingBuffer, scanWorkers, copyEarly)
+		copyEarly = fast
 		if fast {
 			stagingBuffer, scanWorkers = 300, 3 // small: lines gathered and lines written at once, many flushes
 		} else {
@@ -41,6 +43,11 @@ func TestFastPathsSameStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(root, "wire")
+		if fast {
+			// A copy an interrupted rebuild left: removed.
+			os.MkdirAll(filepath.Join(root, "tmp"), 0o700)
+			os.WriteFile(filepath.Join(root, "tmp", earlyCopyPrefix+"left.jsonl"), []byte("x\n"), 0o600)
+		}
 		writeConn(t, dir, "c-1", t0, false)
 		writeConn(t, dir, "c-2", t0.Add(time.Minute), true)
 		var out bytes.Buffer
@@ -52,7 +59,15 @@ func TestFastPathsSameStore(t *testing.T) {
 		}
 		return root
 	}
-	slow, fast := run(false), run(true)
+	before := earlyUsed.Load()
+	slow := run(false)
+	if earlyUsed.Load() != before {
+		t.Fatal("the slow run used an early copy")
+	}
+	fast := run(true)
+	if earlyUsed.Load() == before {
+		t.Error("the fast run used no early copy")
+	}
 	a, b := storeFiles(t, slow), storeFiles(t, fast)
 	if len(a) == 0 {
 		t.Fatal("no files")

@@ -117,6 +117,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	removeEarlyCopies(tmp)
 	problem := func(format string, args ...any) {
 		res.Failed = true
 		fmt.Fprintf(o.Err, "acptap rebuild: "+format+"\n", args...)
@@ -155,7 +156,16 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			}
 		}
 	}
+	var early []*earlyCopy
+	defer func() {
+		for _, e := range early {
+			e.discard() // the ones not used (use moved the others)
+		}
+	}()
 	for _, f := range req.Files {
+		// A log from outside the store is copied in while it is scanned.
+		cp := startCopy(tmp, f, byID)
+		early = append(early, cp)
 		c, err := scanConn(f)
 		if err != nil {
 			problem("%s: %s", f, err)
@@ -164,6 +174,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		switch have := byID[c.ID()]; {
 		case have == nil:
 			c.Import = true
+			c.early = cp
 			conns = append(conns, c)
 			byID[c.ID()] = c
 		case have.Path == c.Path:
@@ -270,9 +281,19 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	for _, c := range todo {
 		if c.Import {
 			dst := st2.WirePath(c.ID())
-			changed, err := importWireScanned(c.Path, dst, c.Scan)
-			if err != nil {
-				return nil, err
+			changed := false
+			used := false
+			if c.Scan != nil && !c.Scan.MayScrub {
+				// Copied whole: the copy made during the scan, if it is whole.
+				if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
+					return nil, err
+				}
+			}
+			if !used {
+				c.early.discard()
+				if changed, err = importWireScanned(c.Path, dst, c.Scan); err != nil {
+					return nil, err
+				}
 			}
 			c.Path = dst
 			if c.Scan != nil {

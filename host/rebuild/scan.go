@@ -29,6 +29,9 @@ type Conn struct {
 	// Scan is the planning pass over the log, which the connection's
 	// pipeline takes its first pass from (pipeline.Options.Scan).
 	Scan *pipeline.WireScan
+	// early is the copy of an imported log made while it was scanned
+	// (nil: none).
+	early *earlyCopy
 }
 
 // ID is the connection id.
