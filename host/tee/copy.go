@@ -12,8 +12,12 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = captured.BufferSize
 
-// testHookTeed, set by tests, runs after each tee (see splicer).
-var testHookTeed func(*splicer)
+// testHookTeed, set by tests, runs after each tee (see splicer); noSplice, set by
+// benchmarks, reads and writes every chunk.
+var (
+	testHookTeed func(*splicer)
+	noSplice     bool
+)
 
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
@@ -33,7 +37,10 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
-	sp := newSplicer(dst, src)
+	var sp *splicer
+	if !noSplice {
+		sp = newSplicer(dst, src)
+	}
 	defer sp.close()
 	for {
 		if sp.ready() {
