@@ -191,6 +191,10 @@ var convertFeederDepth = 8
 // (tests compare).
 var prelaunchPlugins = true
 
+// liveKept off: a conversion from kept frames queues convertFeederDepth
+// batches per feeder, as one read again does (tests compare).
+var liveKept = true
+
 // Connection names the wire log of an input with the given SHA-256.
 func Connection(sum []byte) string {
 	return ConnectionPrefix + hex.EncodeToString(sum)[:12]
@@ -348,6 +352,13 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		// meanwhile holds copies of the lines (the plugins, started before
 		// the pipeline, take live batches from the first one).
 		po.FeederDepth = convertFeederDepth
+		if once.kept != nil && liveKept {
+			// The frames are in memory already, within retainBytes: a queue
+			// that can hold all of them (a batch holds one at least) keeps
+			// the feeders live, with no second decode of the wire log, for
+			// the memory the kept frames took.
+			po.FeederDepth = max(po.FeederDepth, len(once.kept)+1)
+		}
 	}
 	po.Sink, po.Sessions = counter, sessions
 	src := res.Source

@@ -18,7 +18,9 @@ import (
 // one that hashes the input, digests it, then reads it again (feed) —
 // for a plain and a gzip input, one with skipped lines, one whose frames
 // overflow the bound half-way (read again), converted again with --force,
-// and into a store that holds a converted log already (hashed first).
+// and into a store that holds a converted log already (hashed first);
+// kept frames are converted with the feeders' queues long enough for all
+// of them (liveKept) and as long as when the input is read again.
 func TestReadOnceSameStore(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "v1.jsonl")
@@ -48,8 +50,11 @@ func TestReadOnceSameStore(t *testing.T) {
 	writeSyntheticLog(t, other, 64<<10)
 
 	run := func(retain int, inputs ...string) (string, []string) {
-		defer func(n int) { retainBytes = n }(retainBytes)
-		retainBytes = retain
+		defer func(n int, l bool) { retainBytes, liveKept = n, l }(retainBytes, liveKept)
+		retainBytes, liveKept = retain, retain != 1 // 1: kept, and the feeders' queues as when read again
+		if retain == 1 {
+			retainBytes = 32 << 20
+		}
 		root := t.TempDir()
 		opts := testOptions(t, root)
 		var results []string
@@ -74,7 +79,7 @@ func TestReadOnceSameStore(t *testing.T) {
 	}
 	for _, inputs := range [][]string{{in}, {gz}, {bad}, {in, in}, {other, in}, {other, bad, gz}} {
 		slowRoot, slow := run(0, inputs...)
-		for _, retain := range []int{32 << 20, 40 << 10} { // all kept; the bound overflowed half-way
+		for _, retain := range []int{32 << 20, 1, 40 << 10} { // all kept (queues for all, or as before); the bound overflowed half-way
 			fastRoot, fast := run(retain, inputs...)
 			if !reflect.DeepEqual(slow, fast) {
 				for i := range slow {
