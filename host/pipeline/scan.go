@@ -65,16 +65,46 @@ type scanLine struct {
 	line []byte
 }
 
-// ScanWire reads a wire log once (past bad lines, as wire.Tolerant).
+// ScanWire reads a wire log once (past bad lines, as wire.Tolerant). A
+// large log is read in two halves at once (scanSplit), which give the same
+// scan as one pass or are not used.
 func ScanWire(path string) (*WireScan, error) {
-	r, err := wire.Open(path)
-	if err != nil {
-		return nil, err
-	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		r.Close()
+		if _, oerr := wire.Open(path); oerr != nil {
+			return nil, oerr // the error the reader gives, as before
+		}
 		return nil, err
+	}
+	if splitScan && fi.Size() >= splitMin {
+		if s, ok := scanSplit(path, fi, fi.Size()/2); ok {
+			return s, nil
+		}
+	}
+	s, _, _, err := scanRange(path, fi, 0, 0)
+	return s, err
+}
+
+// splitScan off: every log is scanned in one pass (tests compare);
+// splitMin is the size from which a log is scanned in two halves.
+var (
+	splitScan       = true
+	splitMin  int64 = 8 << 20
+)
+
+// scanRange scans the entry lines in the bytes [from, to) of the log (0,
+// 0: all of it, as one pass; wire.OpenRange), and returns the scan, the
+// sessions its tracker knew at the end and the seq of its first entry.
+func scanRange(path string, fi os.FileInfo, from, to int64) (*WireScan, map[string]bool, uint64, error) {
+	var r *wire.Reader
+	var err error
+	if from == 0 && to == 0 {
+		r, err = wire.Open(path)
+	} else {
+		r, err = wire.OpenRange(path, from, to)
+	}
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	r.ReuseLines() // every line is looked at once, here
 	s := &WireScan{path: path, size: fi.Size(), modTime: fi.ModTime()}
@@ -85,6 +115,7 @@ func ScanWire(path string) (*WireScan, error) {
 	defer tr.Close()
 	t := newSessionTracker()
 	nframes := 0
+	var first uint64
 	for {
 		e, err := tr.Next()
 		if err != nil {
@@ -92,9 +123,12 @@ func ScanWire(path string) (*WireScan, error) {
 				s.Revision = &rev
 			}
 			if errors.Is(err, io.EOF) {
-				return s, nil
+				return s, t.known, first, nil
 			}
-			return s, fmt.Errorf("read %s: %w", path, err)
+			return s, t.known, first, fmt.Errorf("read %s: %w", path, err)
+		}
+		if first == 0 {
+			first = e.Seq
 		}
 		s.lastSeq = e.Seq
 		switch e.Type {
@@ -125,6 +159,98 @@ func ScanWire(path string) (*WireScan, error) {
 			}
 		}
 	}
+}
+
+// scanSplit scans the log in two halves at once, split at the first line
+// that starts at or after near, and merges them into what one pass gives:
+// the second half's events and sessions after the first's, less what the
+// first half named already. ok false, and the caller scans in one pass,
+// unless the merge is sure to be that: neither half reported a problem
+// (its place and what it stands for depend on what precedes it), the
+// second half's first seq follows the first half's last, and the first
+// half holds every frame the revision detector may read.
+func scanSplit(path string, fi os.FileInfo, near int64) (*WireScan, bool) {
+	mid, ok := lineStart(path, near)
+	if !ok {
+		return nil, false
+	}
+	var b *WireScan
+	var bFirst uint64
+	var berr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b, _, bFirst, berr = scanRange(path, fi, mid, fi.Size())
+	}()
+	a, aKnown, _, aerr := scanRange(path, fi, 0, mid)
+	<-done
+	if aerr != nil || berr != nil || a.problems() || b.problems() || bFirst == 0 || bFirst != a.lastSeq+1 ||
+		a.frames < maxDetectLines+1 {
+		return nil, false
+	}
+	for _, ev := range b.events {
+		if ev.entry == nil {
+			var names []string
+			for _, id := range ev.names {
+				if !aKnown[id] {
+					names = append(names, id)
+				}
+			}
+			if len(names) == 0 {
+				continue
+			}
+			ev.names = names
+		}
+		a.events = append(a.events, ev)
+	}
+	for _, id := range b.Sessions {
+		if !aKnown[id] {
+			a.Sessions = append(a.Sessions, id)
+		}
+	}
+	if b.Revision != nil {
+		a.Revision = b.Revision
+	}
+	a.MayScrub = a.MayScrub || b.MayScrub
+	a.frames += b.frames
+	a.gapFr += b.gapFr
+	a.gapBy += b.gapBy
+	a.lastSeq = b.lastSeq
+	return a, true
+}
+
+// problems says whether the scan reported a problem.
+func (s *WireScan) problems() bool {
+	for _, ev := range s.events {
+		if ev.problem != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// lineStart returns the offset of the first line of the file that starts
+// at or after off (after the header and within 1 MiB of off); ok false
+// when there is none.
+func lineStart(path string, off int64) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if off <= 0 {
+		return 0, false
+	}
+	buf := make([]byte, 1<<20)
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, false
+	}
+	n, _ := f.ReadAt(buf, off-1)
+	if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 && off+int64(i) < fi.Size() {
+		return off + int64(i), true
+	}
+	return 0, false
 }
 
 var mcpServersKey = []byte("mcpServers")

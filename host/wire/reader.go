@@ -43,6 +43,53 @@ type Reader struct {
 	rev    *Revision // the last revision entry read
 	slab   lineSlab  // decoded frame lines (fastDecodeFrame)
 	raw    []byte    // the line of the entry Next returned last
+	// OpenRange: the lines before the range (line numbers count on from
+	// them), and whether the first entry's seq is taken as it is
+	lineBase int
+	seqFree  bool
+}
+
+// OpenRange opens the wire log at path, reads its header as Open does,
+// and reads the entry lines in the bytes [from, to) of the file only: from
+// 0 is right after the header, to 0 the end of the file; both must be
+// where a line starts. A reader of a range that starts later takes the
+// seq of its first entry as it is (the check that seq is dense starts
+// there) and numbers its lines from the header's, as if the range
+// followed it (a scan in parts, which reads each part's problems only to
+// know there were some).
+func OpenRange(path string, from, to int64) (*Reader, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	hdrEnd := r.lr.Offset()
+	start := max(from, hdrEnd)
+	end := to
+	if end <= 0 {
+		fi, err := r.f.Stat()
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("open wire log %s: %w", path, err)
+		}
+		end = fi.Size()
+	}
+	if end < start {
+		end = start
+	}
+	r.lr = jsonl.NewReader(io.NewSectionReader(r.f, start, end-start), maxHeaderLine)
+	r.lineBase = 1
+	r.seqFree = from > hdrEnd
+	return r, nil
+}
+
+// seqOK says whether seq may follow the last entry read (taking it, for
+// the first entry of a later range).
+func (r *Reader) seqOK(seq uint64) bool {
+	if r.seqFree {
+		r.seqFree = false
+		r.seq = seq - 1
+	}
+	return seq == r.seq+1
 }
 
 // Raw returns the line (without its LF) of the entry Next returned last,
@@ -90,11 +137,11 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.MaxLine <= 0 {
 		r.lr.MaxLine = DefaultMaxLine
 	}
-	if r.lr.Line() == 0 {
+	if r.lineBase+r.lr.Line() == 0 {
 		r.lr.MaxLine = maxHeaderLine
 	}
 	line, err := r.lr.Next()
-	r.lineNo = r.lr.Line()
+	r.lineNo = r.lineBase + r.lr.Line()
 	if errors.Is(err, io.EOF) {
 		if tail := r.lr.Tail(); len(tail) > 0 {
 			return nil, fmt.Errorf("line %d: %w (%d bytes)", r.lineNo+1, ErrTornTail, len(tail))
@@ -157,7 +204,7 @@ func (r *Reader) Next() (Entry, error) {
 	}
 	r.raw = line
 	if e, ok := fastDecodeFrame(line, &r.slab); ok {
-		if e.Seq != r.seq+1 {
+		if !r.seqOK(e.Seq) {
 			return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
 		}
 		r.seq = e.Seq
@@ -179,7 +226,7 @@ func (r *Reader) Next() (Entry, error) {
 	if err != nil {
 		return Entry{}, &LineError{Line: r.lineNo, Bytes: len(line), Dir: guessDir(line), Err: err}
 	}
-	if e.Seq != r.seq+1 {
+	if !r.seqOK(e.Seq) {
 		return Entry{}, &SeqError{Line: r.lineNo, Entry: e, Want: r.seq + 1}
 	}
 	r.seq = e.Seq
