@@ -62,8 +62,8 @@ type feeder struct {
 	instOut  int // outputs the current instance produced
 	written  int // outputs given to the sink (across restarts)
 	restarts int
-	dead     bool // gave up: capture-only from here on
-	finished bool // Finish answered: the plugin can be released
+	dead     atomic.Bool // gave up: capture-only from here on (read by capture)
+	finished bool        // Finish answered: the plugin can be released
 
 	frames []sdk.Frame
 	// In a rebuild: the feeder's cursor in the shared decoded wire log
@@ -75,6 +75,11 @@ type feeder struct {
 	flights []uint64
 	done    chan struct{}
 	mapped  chan struct{} // closed when the feeder has delivered its last output (before the plugin is stopped)
+
+	// A recording's low-priority work (lowwork.go): nil in the offline modes.
+	lowWork chan func()
+	lowDone chan struct{}
+	onLow   bool // the feeder's code runs on the lowered goroutine now
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
@@ -94,13 +99,16 @@ func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
 
 // run feeds the plugin until capture is done, then finishes the session.
 func (f *feeder) run(ctx context.Context) {
-	defer f.p.lowerFeeder()()
+	defer f.stopLow()
+	f.startLow()
 	defer close(f.done)
 	defer f.leave()
 	defer close(f.mapped)
-	if err := f.start(ctx); err != nil {
-		f.giveUp(err)
-	}
+	f.low(func() {
+		if err := f.start(ctx); err != nil {
+			f.giveUp(err)
+		}
+	})
 	for {
 		// A cancelled run stops here: catching up after a failed restart
 		// (which a cancelled context makes fail at once) would otherwise
@@ -115,7 +123,7 @@ func (f *feeder) run(ctx context.Context) {
 		default:
 		}
 		if f.behind.Load() {
-			if f.catchUp(ctx) {
+			if f.lowCatchUp(ctx) {
 				continue
 			}
 		}
@@ -128,7 +136,7 @@ func (f *feeder) run(ctx context.Context) {
 			if len(f.live) > 0 {
 				continue
 			}
-			if f.behind.Load() && f.catchUp(ctx) {
+			if f.behind.Load() && f.lowCatchUp(ctx) {
 				continue
 			}
 			f.finish(ctx)
@@ -188,7 +196,7 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 	if caughtUp {
 		return false
 	}
-	if f.dead {
+	if f.dead.Load() {
 		f.lastFed = target
 		f.leaveWindow()
 		return true
@@ -211,7 +219,7 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 	// One batch slice for all: submit is done with a batch's entries when it
 	// returns (a pipelined batch's frames are sent by then).
 	batch := make([]wire.Entry, 0, f.p.batchFrames)
-	for f.lastFedSent() < target && !f.dead {
+	for f.lastFedSent() < target && !f.dead.Load() {
 		if f.reader == nil {
 			// The plugin failed and was restarted (which closed the
 			// reader): catch up again, from the new instance's lastFed.
@@ -246,7 +254,7 @@ func (p *Pipeline) offline() bool { return p.rebuilding || p.opts.Mode == sdk.Mo
 // catchUpShared maps the wire log from the shared window (a rebuild).
 func (f *feeder) catchUpShared(ctx context.Context, target uint64) bool {
 	defer f.drain(ctx)
-	for f.lastFedSent() < target && !f.dead && f.cur != nil {
+	for f.lastFedSent() < target && !f.dead.Load() && f.cur != nil {
 		batch, err := f.cur.take(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -315,7 +323,7 @@ func (f *feeder) lastFedSent() uint64 {
 // delivered in batch order either way.
 func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 	ps, ok := f.sess.(pipelined)
-	if !ok || !pipelineBatches || !(f.p.offline() || pipelineLive) || f.dead {
+	if !ok || !pipelineBatches || !(f.p.offline() || pipelineLive) || f.dead.Load() {
 		f.drain(ctx)
 		f.process(ctx, batch)
 		return
@@ -395,7 +403,7 @@ func (f *feeder) namesSessions(batch []wire.Entry) bool {
 
 // process maps a batch of wire entries and writes the outputs.
 func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
-	if f.dead || len(batch) == 0 {
+	if f.dead.Load() || len(batch) == 0 {
 		if n := len(batch); n > 0 {
 			f.lastFed = batch[n-1].Seq
 		}
@@ -512,7 +520,9 @@ func (f *feeder) fail(ctx context.Context, cause error) {
 	}
 	f.restarts++
 	f.log.Warn("plugin failed; restarting and re-feeding from the wire log", "restart", f.restarts, "error", cause)
-	if err := f.start(ctx); err != nil {
+	var err error
+	f.low(func() { err = f.start(ctx) })
+	if err != nil {
 		f.fail(ctx, err)
 		return
 	}
@@ -521,10 +531,10 @@ func (f *feeder) fail(ctx context.Context, cause error) {
 
 // giveUp makes the feeder capture-only and declares the gap.
 func (f *feeder) giveUp(err error) {
-	if f.dead {
+	if f.dead.Load() {
 		return
 	}
-	f.dead = true
+	f.dead.Store(true)
 	f.kill()
 	f.log.Error("plugin disabled for the rest of this connection; capture continues", "error", err, "mapped_through_seq", f.lastFed)
 	f.p.sink.Gap(f.name, f.primary, f.lastFed, err.Error())
@@ -532,10 +542,10 @@ func (f *feeder) giveUp(err error) {
 
 func (f *feeder) finish(ctx context.Context) {
 	if !f.drain(ctx) {
-		for f.behind.Load() && f.catchUp(ctx) {
+		for f.behind.Load() && f.lowCatchUp(ctx) {
 		}
 	}
-	if f.dead || f.sess == nil {
+	if f.dead.Load() || f.sess == nil {
 		return
 	}
 	sess, reason := f.sess, f.p.finishReason
@@ -543,8 +553,8 @@ func (f *feeder) finish(ctx context.Context) {
 	if err != nil {
 		// Finish failed: restart, re-feed everything and finish again.
 		f.fail(ctx, err)
-		if !f.dead {
-			for f.behind.Load() && f.catchUp(ctx) {
+		if !f.dead.Load() {
+			for f.behind.Load() && f.lowCatchUp(ctx) {
 			}
 			f.finish(ctx)
 		}
@@ -558,7 +568,7 @@ func (f *feeder) finish(ctx context.Context) {
 // end and its launcher takes it back, killed otherwise.
 func (f *feeder) leave() {
 	f.leaveWindow()
-	if f.finished && !f.dead && f.plug != nil && f.plug.Release != nil {
+	if f.finished && !f.dead.Load() && f.plug != nil && f.plug.Release != nil {
 		if f.reader != nil {
 			f.reader.Close()
 			f.reader = nil
