@@ -98,7 +98,7 @@ func (b *blocks) tail() json.RawMessage {
 		b.shared = true
 	}
 	blk := append(b.text, `"}`...)
-	return blk[:n+2 : n+2]
+	return blk[: n+2 : n+2]
 }
 
 // list is the content as it stands (never nil).
