@@ -14,23 +14,10 @@ import (
 // (ASR-704, ASR-211). Blocks with annotations or _meta are kept whole.
 type blocks struct {
 	done []json.RawMessage
-	open bool // a plain text block is at the end, in text
-	// text is that block so far: textHead, then its text escaped as
-	// asr.Marshal escapes it (asr.AppendText); tail closes it in place.
-	text []byte
-	// shared: tail handed out text's array (closed past its length), so
-	// the next chunk copies text before appending to it.
-	shared bool
-	orig   json.RawMessage // that block as received, while nothing was joined to it
+	open bool            // a plain text block is at the end, in text
+	text asr.TextBlock   // that block, joined in place (escaped as asr.Marshal escapes it)
+	orig json.RawMessage // that block as received, while nothing was joined to it
 }
-
-// textHead opens a plain text block; a text block's first chunk gets room
-// for some textRoom bytes, so that the chunks after it are not each a
-// reallocation of the joined text while it is small.
-const (
-	textHead = `{"type":"text","text":"`
-	textRoom = 1024
-)
 
 // set replaces the content with items (a whole update; nil clears).
 func (b *blocks) set(items []json.RawMessage) {
@@ -50,9 +37,9 @@ func (b *blocks) push(x json.RawMessage) {
 func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
 	if v, ok := plainTextOf(o); ok {
-		t := append(make([]byte, 0, max(textRoom, 2*(len(textHead)+len(v)+2))), textHead...)
-		t, _ = asr.AppendText(t, v)
-		b.open, b.text, b.shared, b.orig = true, t, false, x
+		b.text = asr.TextBlock{}
+		b.text.Append(v)
+		b.open, b.orig = true, x
 		return
 	}
 	b.done = append(b.done, compact(x))
@@ -67,12 +54,7 @@ func (b *blocks) chunk(x json.RawMessage) {
 // chunkOf is chunk of x, parsed as o (nil: not an object).
 func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 	if v, ok := plainTextOf(o); ok && b.open {
-		if b.shared {
-			b.text = append(make([]byte, 0, 2*(len(b.text)+len(v))), b.text...)
-			b.shared = false
-		}
-		b.text, _ = asr.AppendText(b.text, v) // the joined text, escaped: each part's escaped
-
+		b.text.Append(v) // the joined text, escaped: each part's escaped
 		b.orig = nil
 		return
 	}
@@ -82,23 +64,16 @@ func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 func (b *blocks) close() {
 	if b.open {
 		b.done = append(b.done, b.tail())
-		b.open, b.text, b.shared, b.orig = false, nil, false, nil
+		b.open, b.text, b.orig = false, asr.TextBlock{}, nil
 	}
 }
 
-// tail is the open plain text block: escapedTextPart("text", its text),
-// written after the text in its own array when there is room (the array
-// is then shared with the block handed out: see shared).
+// tail is the open plain text block.
 func (b *blocks) tail() json.RawMessage {
 	if b.orig != nil {
 		return compact(b.orig)
 	}
-	n := len(b.text)
-	if cap(b.text)-n >= 2 {
-		b.shared = true
-	}
-	blk := append(b.text, `"}`...)
-	return blk[: n+2 : n+2]
+	return b.text.Bytes()
 }
 
 // list is the content as it stands (never nil).
