@@ -69,8 +69,12 @@ func (t *TextBlock) Bytes() json.RawMessage {
 var knownBlocks knownRing
 
 // minKnownBlock is the smallest block the ring keeps: below it, scanning
-// the block costs less than looking it up.
-const minKnownBlock = 128
+// the block costs less than looking it up; maxKnownBlock the largest (the
+// ring does not keep a huge block alive after its session).
+const (
+	minKnownBlock = 128
+	maxKnownBlock = 1 << 20
+)
 
 type knownRing struct {
 	mu   sync.Mutex
@@ -79,7 +83,7 @@ type knownRing struct {
 }
 
 func (k *knownRing) add(b json.RawMessage) {
-	if len(b) < minKnownBlock {
+	if len(b) < minKnownBlock || len(b) > maxKnownBlock {
 		return
 	}
 	k.mu.Lock()
