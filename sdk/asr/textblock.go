@@ -36,8 +36,10 @@ func (t *TextBlock) Append(raw []byte) bool {
 	switch {
 	case t.b == nil:
 		t.b = append(make([]byte, 0, max(textBlockRoom, 2*(len(textBlockHead)+len(raw)))), textBlockHead...)
-	case t.shared:
-		t.b = append(make([]byte, 0, 2*(len(t.b)+len(raw))), t.b...)
+	case t.shared || cap(t.b)-len(t.b) < len(raw):
+		// Doubled (append grows a slice of this size by about a quarter,
+		// so a message's text was reallocated some ten times).
+		t.b = append(make([]byte, 0, max(2*cap(t.b), len(t.b)+2*len(raw))), t.b...)
 		t.shared = false
 	}
 	var ok bool
