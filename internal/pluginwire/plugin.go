@@ -41,7 +41,8 @@ func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
 }
 
 // GRPCDialOptions are the host's dial options: the explicit max message
-// size, the window and buffers below, and the buffer pool of bufpool.go.
+// size, the window and buffers below, and the buffer pool of bufpool.go
+// (the transport's and the codec's, codec.go).
 //
 // A batch (256 frames of some 320 bytes) is larger than gRPC's default
 // flow-control window (64 KiB, grown by ping-based estimation) and its
@@ -56,6 +57,7 @@ func GRPCDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(MaxMessageSize),
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
+		codecCallOption,
 	),
 		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
 		experimental.WithBufferPool(sharedPool),
@@ -68,7 +70,7 @@ const windowSize = 1 << 20
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
 		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
-		experimental.BufferPool(sharedPool))
+		experimental.BufferPool(sharedPool), codecServerOption)
 	return grpc.NewServer(opts...)
 }
 
