@@ -72,10 +72,10 @@ var knownBlocks knownRing
 
 // minKnownBlock is the smallest block the ring keeps: below it, scanning
 // the block costs less than looking it up; maxKnownBlock the largest (the
-// ring does not keep a huge block alive after its session).
+// ring keeps at most 1 MiB alive after the blocks are dropped).
 const (
 	minKnownBlock = 128
-	maxKnownBlock = 1 << 20
+	maxKnownBlock = 64 << 10
 )
 
 type knownRing struct {
