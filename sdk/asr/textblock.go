@@ -96,7 +96,7 @@ func (k *knownRing) add(b json.RawMessage) {
 
 // has reports whether b is one of the ring's blocks.
 func (k *knownRing) has(b []byte) bool {
-	if len(b) < minKnownBlock {
+	if len(b) < minKnownBlock || len(b) > maxKnownBlock {
 		return false
 	}
 	k.mu.Lock()
