@@ -12,8 +12,12 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = captured.BufferSize
 
-// testHookTeed, set by tests, runs after each tee (see splicer).
-var testHookTeed func(*splicer)
+// testHookTeed, set by tests, runs after each tee (see splicer); noSplice, set by
+// benchmarks, reads and writes every chunk.
+var (
+	testHookTeed func(*splicer)
+	noSplice     bool
+)
 
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
@@ -33,8 +37,22 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
-	sp := newSplicer(dst, src)
+	var sp *splicer
+	if !noSplice {
+		sp = newSplicer(dst, src)
+	}
 	defer sp.close()
+	// next moves on after a chunk's write: to a fresh buffer when ch went onto the queue.
+	next := func(handed bool, werr error) error {
+		if handed {
+			ch.WriteDone()
+			ch = c.arena.Buffer()
+		}
+		if werr != nil {
+			return fmt.Errorf("%w: %w", errWrite, werr)
+		}
+		return nil
+	}
 	for {
 		if sp.ready() {
 			if n := sp.tee(); n > 0 {
@@ -48,16 +66,10 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 				if ok {
 					c.spliced++
 					werr = sp.forward(n)
-					c.settle()
-					c.ringAfterWrite()
 				}
-				c.mu.Unlock()
-				if handed {
-					ch.WriteDone()
-					ch = c.arena.Buffer()
-				}
-				if werr != nil {
-					return fmt.Errorf("%w: %w", errWrite, werr)
+				c.written()
+				if err := next(handed, werr); err != nil {
+					return err
 				}
 				continue // !ok: the bytes are read below
 			}
@@ -76,15 +88,9 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			c.mu.Lock()
 			handed := c.feed(ch, rb[:n], at)
 			_, werr := dst.Write(rb[:n])
-			c.settle()
-			c.ringAfterWrite()
-			c.mu.Unlock()
-			if handed {
-				ch.WriteDone()
-				ch = c.arena.Buffer()
-			}
-			if werr != nil {
-				return fmt.Errorf("%w: %w", errWrite, werr)
+			c.written()
+			if err := next(handed, werr); err != nil {
+				return err
 			}
 		}
 		if rerr != nil {
