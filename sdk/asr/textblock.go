@@ -47,6 +47,26 @@ func (t *TextBlock) Append(raw []byte) bool {
 	return ok
 }
 
+// Grow makes room for n more bytes of escaped text, so that as many are
+// appended without a reallocation (a caller that expects the text to reach
+// some size, from the texts before it).
+func (t *TextBlock) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	if t.b == nil {
+		t.b = append(make([]byte, 0, max(textBlockRoom, len(textBlockHead)+n+2)), textBlockHead...)
+		return
+	}
+	if t.shared || cap(t.b)-len(t.b) < n+2 {
+		t.b = append(make([]byte, 0, len(t.b)+n+2), t.b...)
+		t.shared = false
+	}
+}
+
+// Len is the length of the block's text, escaped.
+func (t *TextBlock) Len() int { return max(len(t.b)-len(textBlockHead), 0) }
+
 // Bytes is the block as it stands. It stays as it is when the block grows
 // (the block's bytes are copied first), and must not be modified.
 func (t *TextBlock) Bytes() json.RawMessage {

@@ -17,11 +17,17 @@ type blocks struct {
 	open bool            // a plain text block is at the end, in text
 	text asr.TextBlock   // that block, joined in place (escaped as asr.Marshal escapes it)
 	orig json.RawMessage // that block as received, while nothing was joined to it
+	// hint is how long the text of a plain text block may get (the last
+	// message's, see message.parts): a new one makes room for it at once.
+	hint int
 }
+
+// maxTextHint bounds the room a text block makes from a hint.
+const maxTextHint = 64 << 10
 
 // set replaces the content with items (a whole update; nil clears).
 func (b *blocks) set(items []json.RawMessage) {
-	*b = blocks{}
+	*b = blocks{hint: b.hint}
 	for _, x := range items {
 		b.push(x)
 	}
@@ -38,6 +44,7 @@ func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
 	if v, ok := plainTextOf(o); ok {
 		b.text = asr.TextBlock{}
+		b.text.Grow(min(b.hint+b.hint/4, maxTextHint))
 		b.text.Append(v)
 		b.open, b.orig = true, x
 		return
@@ -86,6 +93,15 @@ func (b *blocks) list() []json.RawMessage {
 		out = []json.RawMessage{}
 	}
 	return out
+}
+
+// textLen is the length of the open plain text block's text, escaped (0
+// when there is none).
+func (b *blocks) textLen() int {
+	if !b.open {
+		return 0
+	}
+	return b.text.Len()
 }
 
 func (b *blocks) empty() bool { return len(b.done) == 0 && !b.open }
