@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // isolateStdin keeps the editor's stdin for the tee alone. Child processes
@@ -17,11 +19,12 @@ func isolateStdin(in io.Reader) io.Reader {
 	if !ok || f.Fd() != 0 {
 		return in
 	}
-	fd, err := syscall.Dup(0)
+	// Close-on-exec in the same call: a child forked between a dup and setting the flag
+	// would hold the editor's stdin.
+	fd, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return in
 	}
-	syscall.CloseOnExec(fd)
 	// A pipe or socket is made non-blocking, so the returned file is
 	// pollable and closing it (the tee does when the agent's stdin is gone)
 	// releases the editor's pipe at once, even under a pending read: the

@@ -14,10 +14,10 @@ func (p *Pipeline) lowerCapture() (release func()) {
 	return p.lowerThread(priority.CaptureTarget, "capture")
 }
 
-// lowerFeeder runs at the top of a live feeder's goroutine: the host's half
-// of the mapping (launching the plugin, encoding and sending its batches,
+// lowerFeeder runs at the top of a live feeder's lowered goroutine
+// (lowwork.go): the heavy half of the host's mapping (launching the plugin,
 // catching up from the wire log) runs at the plugins' priority
-// (priority.Background), below capture.
+// (priority.Background), below capture; live batches are relayed unlowered.
 func (p *Pipeline) lowerFeeder() (release func()) {
 	return p.lowerThread(priority.Target, "feeder")
 }

@@ -280,7 +280,7 @@ func (p *Pipeline) attach(ctx context.Context) {
 func (p *Pipeline) dispatch(batch []wire.Entry) {
 	live, behind := false, false
 	for _, f := range p.feeders {
-		b := f.behind.Load() && !f.dead
+		b := f.behind.Load() && !f.dead.Load()
 		live, behind = live || !f.behind.Load(), behind || b
 	}
 	p.countBehind(behind)
@@ -843,7 +843,7 @@ func (p *Pipeline) Behind() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.feeders {
-		if f.behind.Load() && !f.dead {
+		if f.behind.Load() && !f.dead.Load() {
 			return true
 		}
 	}

@@ -21,10 +21,12 @@ func watchAgentStdin(in *os.File, gone func()) (stop func()) {
 	if err != nil {
 		return func() {}
 	}
-	if err := rc.Control(func(fd uintptr) { dup, derr = unix.Dup(int(fd)) }); err != nil || derr != nil {
+	// Close-on-exec in the same call (F_DUPFD_CLOEXEC), not set after a dup: a process
+	// forked in between (the watchdog starts beside this, the plugins soon after) would
+	// keep the agent's stdin open for its life, and the agent would never see EOF.
+	if err := rc.Control(func(fd uintptr) { dup, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
 		return func() {}
 	}
-	unix.CloseOnExec(dup)
 	var wake [2]int
 	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(dup)

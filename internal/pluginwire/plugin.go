@@ -11,6 +11,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 )
 
 // mapperPlugin is the go-plugin definition of the mapper service.
@@ -40,7 +41,8 @@ func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
 }
 
 // GRPCDialOptions are the host's dial options: the explicit max message
-// size, and the window and buffers below.
+// size, the window and buffers below, and the buffer pool of bufpool.go
+// (the transport's and the codec's, codec.go).
 //
 // A batch (256 frames of some 320 bytes) is larger than gRPC's default
 // flow-control window (64 KiB, grown by ping-based estimation) and its
@@ -55,8 +57,10 @@ func GRPCDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(MaxMessageSize),
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
+		codecCallOption,
 	),
 		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
+		experimental.WithBufferPool(sharedPool),
 	}
 }
 
@@ -65,7 +69,8 @@ const windowSize = 1 << 20
 
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize))
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+		experimental.BufferPool(sharedPool), codecServerOption)
 	return grpc.NewServer(opts...)
 }
 

@@ -214,6 +214,9 @@ func canonRaw(dst []byte, v reflect.Value, _ []string) ([]byte, bool) {
 		return append(dst, "null"...), true
 	}
 	b := v.Bytes()
+	if knownBlocks.has(b) {
+		return canonTextBlock(dst, b), true
+	}
 	if !jsonscan.Compact(b) {
 		return nil, false
 	}
@@ -228,7 +231,7 @@ func encodeRaw(dst []byte, v reflect.Value, _ []string) ([]byte, bool) {
 		return append(dst, "null"...), true
 	}
 	b := v.Bytes()
-	if !jsonscan.Compact(b) {
+	if !knownBlocks.has(b) && !jsonscan.Compact(b) {
 		return nil, false
 	}
 	return append(dst, b...), true

@@ -15,13 +15,19 @@ import (
 type blocks struct {
 	done []json.RawMessage
 	open bool            // a plain text block is at the end, in text
-	text []byte          // its text, escaped as asr.Marshal escapes it (asr.AppendText)
+	text asr.TextBlock   // that block, joined in place (escaped as asr.Marshal escapes it)
 	orig json.RawMessage // that block as received, while nothing was joined to it
+	// hint is how long the text of a plain text block may get (the last
+	// message's, see message.parts): a new one makes room for it at once.
+	hint int
 }
+
+// maxTextHint bounds the room a text block makes from a hint.
+const maxTextHint = 64 << 10
 
 // set replaces the content with items (a whole update; nil clears).
 func (b *blocks) set(items []json.RawMessage) {
-	*b = blocks{}
+	*b = blocks{hint: b.hint}
 	for _, x := range items {
 		b.push(x)
 	}
@@ -37,8 +43,10 @@ func (b *blocks) push(x json.RawMessage) {
 func (b *blocks) pushOf(x json.RawMessage, o obj) {
 	b.close()
 	if v, ok := plainTextOf(o); ok {
-		t, _ := asr.AppendText(nil, v)
-		b.open, b.text, b.orig = true, t, x
+		b.text = asr.TextBlock{}
+		b.text.Grow(min(b.hint+b.hint/4, maxTextHint))
+		b.text.Append(v)
+		b.open, b.orig = true, x
 		return
 	}
 	b.done = append(b.done, compact(x))
@@ -53,8 +61,7 @@ func (b *blocks) chunk(x json.RawMessage) {
 // chunkOf is chunk of x, parsed as o (nil: not an object).
 func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 	if v, ok := plainTextOf(o); ok && b.open {
-		b.text, _ = asr.AppendText(b.text, v) // the joined text, escaped: each part's escaped
-
+		b.text.Append(v) // the joined text, escaped: each part's escaped
 		b.orig = nil
 		return
 	}
@@ -64,15 +71,16 @@ func (b *blocks) chunkOf(x json.RawMessage, o obj) {
 func (b *blocks) close() {
 	if b.open {
 		b.done = append(b.done, b.tail())
-		b.open, b.text, b.orig = false, nil, nil
+		b.open, b.text, b.orig = false, asr.TextBlock{}, nil
 	}
 }
 
+// tail is the open plain text block.
 func (b *blocks) tail() json.RawMessage {
 	if b.orig != nil {
 		return compact(b.orig)
 	}
-	return escapedTextPart("text", b.text)
+	return b.text.Bytes()
 }
 
 // list is the content as it stands (never nil).
@@ -85,6 +93,15 @@ func (b *blocks) list() []json.RawMessage {
 		out = []json.RawMessage{}
 	}
 	return out
+}
+
+// textLen is the length of the open plain text block's text, escaped (0
+// when there is none).
+func (b *blocks) textLen() int {
+	if !b.open {
+		return 0
+	}
+	return b.text.Len()
 }
 
 func (b *blocks) empty() bool { return len(b.done) == 0 && !b.open }

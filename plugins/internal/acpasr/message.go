@@ -75,6 +75,9 @@ func (m *message) parts(s *stream) []part {
 		content = append(content, textPart("reasoning", string(m.thought)))
 	}
 	content = append(content, m.content.list()...)
+	if n := m.content.textLen(); n > 0 {
+		s.textHint = n // the next message's text block makes room for as much
+	}
 	asm := asr.AssemblyFolded
 	if m.chunked || m.thoughtChunk {
 		asm = asr.AssemblyChunks
@@ -170,6 +173,7 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 		}
 	case chunk:
 		m.agentContent()
+		m.content.hint = s.textHint
 		m.content.chunkOf(block, bo)
 		m.chunked = true
 	case contentSt != missing: // a whole update; null and [] clear

@@ -12,12 +12,15 @@ import (
 
 // stream is the ASR stream of one ACP session (ASR-701).
 type stream struct {
-	c     *conn
-	id    string
-	w     *sdk.Stream // seqs, envelopes, declared losses, continuation
-	n     int         // connection number for derived ids (ASR-716)
-	roots []asr.Root
-	ents  map[entKey]*entity
+	c  *conn
+	id string
+	w  *sdk.Stream // seqs, envelopes, declared losses, continuation
+	n  int         // connection number for derived ids (ASR-716)
+	// textHint is the escaped length of the last message text written: a
+	// new message's text block makes room for about as much (blocks.hint).
+	textHint int
+	roots    []asr.Root
+	ents     map[entKey]*entity
 	// done holds the entities no longer held in full: released after a
 	// whole turn final, or recorded on an earlier connection.
 	done map[uint64]doneEnt
