@@ -61,34 +61,36 @@ func (c *Chunk) SpliceIn(fd int, n int) error {
 	if c.arena == nil || c.parent != nil {
 		return ReadFull(fd, c.buf[:n])
 	}
-	base, mem := int64(c.slot)*BufferSize, int(c.arena.f.Fd())
-	err := full(n, "splice", func(done int) (int, error) {
-		off := base + int64(done)
-		m, err := unix.Splice(fd, nil, mem, &off, n-done, 0)
-		return int(m), err
-	})
-	if err == nil {
-		c.cold = false
-	}
-	return err
-}
-
-// ReadFull reads len(b) bytes from fd, which holds them (a pipe the tee filled).
-func ReadFull(fd int, b []byte) error {
-	return full(len(b), "read", func(done int) (int, error) { return unix.Read(fd, b[done:]) })
-}
-
-// full calls op until it has moved n bytes in all, again after EINTR.
-func full(n int, name string, op func(done int) (int, error)) error {
+	base := int64(c.slot) * BufferSize
 	for done := 0; done < n; {
-		m, err := op(done)
+		off := base + int64(done)
+		m, err := unix.Splice(fd, nil, int(c.arena.f.Fd()), &off, n-done, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return os.NewSyscallError(name, err)
+			return os.NewSyscallError("splice", err)
 		}
-		if m <= 0 {
+		if m == 0 {
+			return io.ErrUnexpectedEOF
+		}
+		done += int(m)
+	}
+	c.cold = false
+	return nil
+}
+
+// ReadFull reads len(b) bytes from fd, which holds them (a pipe the tee filled).
+func ReadFull(fd int, b []byte) error {
+	for done := 0; done < len(b); {
+		m, err := unix.Read(fd, b[done:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return os.NewSyscallError("read", err)
+		}
+		if m == 0 {
 			return io.ErrUnexpectedEOF
 		}
 		done += m

@@ -138,14 +138,6 @@ func (c *capture) queue(ch, it *captured.Chunk, size int64, at time.Time) (hande
 	}
 }
 
-// written ends a chunk the copier fed and forwarded: settle, ringAfterWrite, and mu
-// unlocked.
-func (c *capture) written() {
-	c.settle()
-	c.ringAfterWrite()
-	c.mu.Unlock()
-}
-
 // ringAfterWrite rings the doorbell for what feed queued, once its write returned. The
 // caller holds mu.
 func (c *capture) ringAfterWrite() {

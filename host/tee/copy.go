@@ -42,17 +42,6 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 		sp = newSplicer(dst, src)
 	}
 	defer sp.close()
-	// next moves on after a chunk's write: to a fresh buffer when ch went onto the queue.
-	next := func(handed bool, werr error) error {
-		if handed {
-			ch.WriteDone()
-			ch = c.arena.Buffer()
-		}
-		if werr != nil {
-			return fmt.Errorf("%w: %w", errWrite, werr)
-		}
-		return nil
-	}
 	for {
 		if sp.ready() {
 			if n := sp.tee(); n > 0 {
@@ -66,10 +55,16 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 				if ok {
 					c.spliced++
 					werr = sp.forward(n)
+					c.settle()
+					c.ringAfterWrite()
 				}
-				c.written()
-				if err := next(handed, werr); err != nil {
-					return err
+				c.mu.Unlock()
+				if handed {
+					ch.WriteDone()
+					ch = c.arena.Buffer()
+				}
+				if werr != nil {
+					return fmt.Errorf("%w: %w", errWrite, werr)
 				}
 				continue // !ok: the bytes are read below
 			}
@@ -88,9 +83,15 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			c.mu.Lock()
 			handed := c.feed(ch, rb[:n], at)
 			_, werr := dst.Write(rb[:n])
-			c.written()
-			if err := next(handed, werr); err != nil {
-				return err
+			c.settle()
+			c.ringAfterWrite()
+			c.mu.Unlock()
+			if handed {
+				ch.WriteDone()
+				ch = c.arena.Buffer()
+			}
+			if werr != nil {
+				return fmt.Errorf("%w: %w", errWrite, werr)
 			}
 		}
 		if rerr != nil {
