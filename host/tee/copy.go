@@ -12,12 +12,8 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = captured.BufferSize
 
-// testHookTeed, set by tests, runs after each tee (see splicer); noSplice, set by
-// benchmarks, reads and writes every chunk.
-var (
-	testHookTeed func(*splicer)
-	noSplice     bool
-)
+// testHookTeed, set by tests, runs after each tee (see splicer).
+var testHookTeed func(*splicer)
 
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
@@ -37,10 +33,7 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
-	var sp *splicer
-	if !noSplice {
-		sp = newSplicer(dst, src)
-	}
+	sp := newSplicer(dst, src)
 	defer sp.close()
 	for {
 		if sp.ready() {
