@@ -12,9 +12,6 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = captured.BufferSize
 
-// testHookTeed, set by tests, runs after each tee (see splicer).
-var testHookTeed func(*splicer)
-
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
 
@@ -27,41 +24,12 @@ var errWrite = errors.New("write")
 // itself, not a copy: the receiver and this write share it, and the copier reads the next
 // chunk into another buffer. The receipt time is taken right after Read returns. c.mu is held
 // across the queueing and the write, so when finish takes it, every chunk that was forwarded
-// has also been queued or counted as lost. In a burst between pipes, chunks are teed and
-// spliced instead of read and written (see splicer), in the same order.
+// has also been queued or counted as lost.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
-	sp := newSplicer(dst, src)
-	defer sp.close()
 	for {
-		if sp.ready() {
-			if n := sp.tee(); n > 0 {
-				if testHookTeed != nil {
-					testHookTeed(sp)
-				}
-				at := time.Now()
-				c.mu.Lock()
-				handed, ok := c.feedPipe(ch, n, at, sp)
-				var werr error
-				if ok {
-					c.spliced++
-					werr = sp.forward(n)
-					c.settle()
-					c.ringAfterWrite()
-				}
-				c.mu.Unlock()
-				if handed {
-					ch.WriteDone()
-					ch = c.arena.Buffer()
-				}
-				if werr != nil {
-					return fmt.Errorf("%w: %w", errWrite, werr)
-				}
-				continue // !ok: the bytes are read below
-			}
-		}
 		rb := ch.Buf()
 		if ch.Cold() {
 			if own == nil {
@@ -70,7 +38,6 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			rb = own
 		}
 		n, rerr := src.Read(rb)
-		sp.read(n)
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
