@@ -22,14 +22,10 @@ type Arena struct {
 	mem   []byte
 	punch func(off, n int64) error
 
-	mu       sync.Mutex
-	warm     []int32  // free slots whose pages are resident (most recently freed last)
-	cold     []int32  // free slots without pages (never used, or punched)
-	slots    []*Chunk // the chunk of each slot, made on its first use
-	inUse    int      // slots taken and not yet given back
-	trimming bool     // a trim runs (trim)
-	punching int      // free slots trim has in hand (in neither list)
-	trimmed  sync.WaitGroup
+	mu    sync.Mutex
+	warm  []int32  // free slots whose pages are resident (most recently freed last)
+	cold  []int32  // free slots without pages (never used, or punched)
+	slots []*Chunk // the chunk of each slot, made on its first use
 }
 
 // ArenaSlack is what an arena holds beyond its queue's byte bound: the copiers' read
@@ -44,16 +40,9 @@ func NewQueueArena(queueBytes int64) (*Arena, error) {
 	return NewArena(queueBytes + ArenaSlack)
 }
 
-// keepWarm is how many free slots keep their pages once the queue has drained: enough for
-// a steady flow to read and capture without a system call per buffer, little memory.
+// keepWarm is how many free slots keep their pages: enough for a steady flow to read and
+// capture without a system call per buffer, little memory.
 const keepWarm = 32
-
-// drainedBelow: with fewer slots than this in use the queue has drained (what is left are
-// the copiers' buffers and slabs in hand, and a long line a splitter holds); then free slots
-// beyond keepWarm give their pages back (trim). During a burst they stay warm instead: a
-// slot capture is done with is taken again by the copier without a page allocation, which
-// is most of what a cold slot costs (docs/benchmarks.md, the sixth round).
-const drainedBelow = keepWarm / 2
 
 // NewArena makes an arena of at least size bytes (whole slots). It errors where memory
 // files are not available; callers then use a nil *Arena (the heap pool).
@@ -107,7 +96,6 @@ func (a *Arena) take() *Chunk {
 	default:
 		return nil
 	}
-	a.inUse++
 	c := a.slots[s]
 	if c == nil {
 		off := int(s) * BufferSize
@@ -118,52 +106,25 @@ func (a *Arena) take() *Chunk {
 	return c
 }
 
-// put takes back the slot of a chunk no one holds any more. Once the queue has drained,
-// the pages of free slots beyond keepWarm go back to the system (trim).
+// put takes back the slot of a chunk no one holds any more.
 func (a *Arena) put(c *Chunk) {
 	a.mu.Lock()
-	a.warm = append(a.warm, c.slot)
-	a.inUse--
-	start := len(a.warm) > keepWarm && a.inUse < drainedBelow && !a.trimming
-	if start {
-		a.trimming = true
-		a.trimmed.Add(1)
-	}
-	a.mu.Unlock()
-	if start {
-		go a.trim() // off whoever released last, which may be a copier
-	}
-}
-
-// trim punches out the pages of the least recently freed warm slots beyond keepWarm while
-// the queue stays drained (a drained arena leaves no resident backlog). A slot that cannot
-// be punched stays warm.
-func (a *Arena) trim() {
-	defer a.trimmed.Done()
-	a.mu.Lock()
-	for len(a.warm) > keepWarm && a.inUse < drainedBelow {
-		s := a.warm[0]
-		a.warm = a.warm[1:]
-		a.punching++
+	if len(a.warm) < keepWarm {
+		a.warm = append(a.warm, c.slot)
 		a.mu.Unlock()
-		err := a.punch(int64(s)*BufferSize, BufferSize)
-		a.mu.Lock()
-		a.punching--
-		if err != nil {
-			a.warm = append(a.warm, s)
-			break
-		}
-		a.cold = append(a.cold, s)
+		return
 	}
-	a.trimming = false
 	a.mu.Unlock()
-}
-
-// WaitTrim waits for a trim under way (for tests, and for a reading of the resident size).
-func (a *Arena) WaitTrim() {
-	if a != nil {
-		a.trimmed.Wait()
+	// Past keepWarm the slot's pages go back to the system (a queue that drained after a
+	// burst leaves no resident backlog). Failing that, the slot stays warm.
+	cold := a.punch(int64(c.slot)*BufferSize, BufferSize) == nil
+	a.mu.Lock()
+	if cold {
+		a.cold = append(a.cold, c.slot)
+	} else {
+		a.warm = append(a.warm, c.slot)
 	}
+	a.mu.Unlock()
 }
 
 // Free is the number of free slots (for tests and the log).
@@ -173,7 +134,7 @@ func (a *Arena) Free() int {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.warm) + len(a.cold) + a.punching
+	return len(a.warm) + len(a.cold)
 }
 
 // Slots is the arena's size in slots.

@@ -2,7 +2,6 @@ package captured
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -52,46 +51,3 @@ func MapArenaFile(f *os.File) ([]byte, error) {
 }
 
 const defaultQueueBytes = 256 << 20 // see DefaultQueueBytes
-
-// SpliceIn moves the next n bytes of the pipe fd into the start of the chunk's buffer: with
-// splice(2) into the arena's memory file when the buffer is a slot (the bytes never pass
-// through user memory, and a cold slot gets its pages without zeroing, as Store), else with
-// read(2). The pipe must hold n bytes (the tee put them there).
-func (c *Chunk) SpliceIn(fd int, n int) error {
-	if c.arena == nil || c.parent != nil {
-		return ReadFull(fd, c.buf[:n])
-	}
-	base, mem := int64(c.slot)*BufferSize, int(c.arena.f.Fd())
-	err := full(n, "splice", func(done int) (int, error) {
-		off := base + int64(done)
-		m, err := unix.Splice(fd, nil, mem, &off, n-done, 0)
-		return int(m), err
-	})
-	if err == nil {
-		c.cold = false
-	}
-	return err
-}
-
-// ReadFull reads len(b) bytes from fd, which holds them (a pipe the tee filled).
-func ReadFull(fd int, b []byte) error {
-	return full(len(b), "read", func(done int) (int, error) { return unix.Read(fd, b[done:]) })
-}
-
-// full calls op until it has moved n bytes in all, again after EINTR.
-func full(n int, name string, op func(done int) (int, error)) error {
-	for done := 0; done < n; {
-		m, err := op(done)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return os.NewSyscallError(name, err)
-		}
-		if m <= 0 {
-			return io.ErrUnexpectedEOF
-		}
-		done += m
-	}
-	return nil
-}

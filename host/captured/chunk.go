@@ -173,16 +173,9 @@ func (s *Slab) Room() int { return len(s.c.buf) - s.n }
 
 // Part copies b (at most Room bytes) into the slab and returns a chunk of it.
 func (s *Slab) Part(b []byte) *Chunk {
-	p := s.Reserve(len(b))
-	copy(p.Data, b)
-	return p
-}
-
-// Reserve is Part for bytes that are not in hand yet: the returned chunk's Data is the next
-// n bytes of the slab (at most Room), which the caller fills before handing it on.
-func (s *Slab) Reserve(n int) *Chunk {
-	d := s.c.buf[s.n : s.n+n : s.n+n]
-	s.n += n
+	d := s.c.buf[s.n : s.n+len(b) : s.n+len(b)]
+	copy(d, b)
+	s.n += len(b)
 	s.c.refs.Add(1)
 	return &Chunk{Data: d, parent: s.c}
 }
@@ -215,9 +208,6 @@ func (b *Bound) Take(n int64) bool {
 	}
 	return true
 }
-
-// Release gives back n bytes taken and not charged to a chunk.
-func (b *Bound) Release(n int64) { b.used.Add(-n) }
 
 // Release releases the item's chunk, if it carries one (see Chunk.Release).
 func (it Item) Release() {

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -153,7 +152,7 @@ func BenchmarkTeeThroughput(b *testing.B) {
 			_, outW := pipe(b)
 			q, counted := queue(capture)
 			t0 := time.Now()
-			wait := runAsync(Config{Agent: sink, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q, Arena: benchArena(b, capture)})
+			wait := runAsync(Config{Agent: sink, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q})
 			werr := make(chan error, 1)
 			go func() { werr <- writeAll(inW, block, reps) }()
 			if code, err := wait(); code != 0 || err != nil {
@@ -204,7 +203,7 @@ func BenchmarkTeeThroughput(b *testing.B) {
 			outR, outW := pipe(b)
 			q, counted := queue(capture)
 			t0 := time.Now()
-			wait := runAsync(Config{Agent: source, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q, Arena: benchArena(b, capture)})
+			wait := runAsync(Config{Agent: source, Stdin: inR, Stdout: outW, Stderr: os.Stderr, Queue: q})
 			if err := readN(outR, total); err != nil {
 				b.Fatal(err)
 			}
@@ -231,65 +230,30 @@ func queue(capture bool) (chan captured.Item, <-chan [2]uint64) {
 	return q, counter(q)
 }
 
-// benchArena is a queue arena as record makes (nil without capture).
-func benchArena(b *testing.B, capture bool) *captured.Arena {
-	if !capture {
-		return nil
-	}
-	a, err := captured.NewQueueArena(0)
-	if err != nil {
-		return nil // not Linux: the heap pool, as record
-	}
-	return a
-}
-
-// benchTee alternates the cat, tee, tee without splicing (every chunk read and written,
-// see splicer) and tee-without-capture runs and reports rates and counts.
+// benchTee alternates the cat, tee and tee-without-capture runs and reports
+// rates and counts.
 func benchTee(b *testing.B, total int64, cat func() flow, tee func(capture bool) flow) {
-	var c, t, p, n flow
-	var ratios, plainRatios, bareRatios []float64
-	var teeCPU, plainCPU time.Duration // this process's, the tee's runs (and the bench's own reading)
+	var c, t, n flow
+	var ratios, bareRatios []float64
 	for b.Loop() {
 		rc := cat()
 		c.d += rc.d
-		c0 := selfCPU(b)
 		rt := tee(true)
-		c1 := selfCPU(b)
 		t.d, t.items, t.dropped = t.d+rt.d, t.items+rt.items, t.dropped+rt.dropped
-		noSplice = true
-		rp := tee(true)
-		noSplice = false
-		c2 := selfCPU(b)
-		p.d += rp.d
-		teeCPU, plainCPU = teeCPU+c1-c0, plainCPU+c2-c1
 		rn := tee(false)
 		n.d += rn.d
 		ratios = append(ratios, float64(rc.d)/float64(rt.d))
-		plainRatios = append(plainRatios, float64(rc.d)/float64(rp.d))
 		bareRatios = append(bareRatios, float64(rc.d)/float64(rn.d))
 	}
 	mb := float64(total) * float64(b.N) / 1e6
-	catRate, teeRate, plainRate, bareRate := mb/c.d.Seconds(), mb/t.d.Seconds(), mb/p.d.Seconds(), mb/n.d.Seconds()
+	catRate, teeRate, bareRate := mb/c.d.Seconds(), mb/t.d.Seconds(), mb/n.d.Seconds()
 	b.ReportMetric(catRate, "cat-MB/s")
 	b.ReportMetric(teeRate, "tee-MB/s")
 	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(plainRate, "nosplice-MB/s")
-	b.ReportMetric(median(plainRatios), "nosplice-ratio")
-	b.ReportMetric(float64(teeCPU.Milliseconds())/float64(b.N), "tee-cpu-ms/op")
-	b.ReportMetric(float64(plainCPU.Milliseconds())/float64(b.N), "nosplice-cpu-ms/op")
 	b.ReportMetric(bareRate, "nocapture-MB/s")
 	b.ReportMetric(median(bareRatios), "nocapture-ratio")
 	b.ReportMetric(float64(t.items)/float64(b.N), "captured-frames/op")
 	b.ReportMetric(float64(t.dropped)/float64(b.N), "dropped-frames/op")
-}
-
-// selfCPU is this process's CPU time so far (user and system).
-func selfCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(xs []float64) float64 {

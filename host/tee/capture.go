@@ -36,8 +36,6 @@ type capture struct {
 	bell  chan<- struct{} // Config.Doorbell
 	rung  bool            // a chunk was queued since the doorbell last rang
 	slab  *captured.Slab  // the slab short reads are copied into now
-
-	spliced int // chunks teed and spliced rather than read and written (see splicer)
 }
 
 func newCapture(dir sdk.Direction, q chan<- captured.Item, bound *captured.Bound, arena *captured.Arena) *capture {
@@ -53,9 +51,14 @@ func (c *capture) feed(ch *captured.Chunk, data []byte, at time.Time) (handed bo
 		return false
 	}
 	n := len(data)
-	size := c.size(ch, n)
+	endLF := data[n-1] == '\n'
+	c.midLine = !endLF
+	size := int64(n)
+	if n >= copyBelow {
+		size = int64(len(ch.Buf()))
+	}
 	if c.full() || !c.bound.Take(size) {
-		c.drop(data)
+		c.drop(data, endLF)
 		return false
 	}
 	it := ch
@@ -67,58 +70,6 @@ func (c *capture) feed(ch *captured.Chunk, data []byte, at time.Time) (handed bo
 		}
 		ch.Share(n)
 	}
-	return c.queue(ch, it, size, at)
-}
-
-// feedPipe is feed for n bytes that tee(2) put in the capture pipe p (see splicer) rather
-// than read: they are moved from there into ch's buffer, or a slab for a short chunk, or
-// read out and counted lost when they do not fit. ok false: the pipe failed and nothing was
-// queued or counted; the bytes are still the source's next ones, for the caller to read
-// (p is off from then on).
-func (c *capture) feedPipe(ch *captured.Chunk, n int, at time.Time, p *splicer) (handed, ok bool) {
-	if c.closed || c.q == nil {
-		_, ok = p.take(n)
-		return false, ok
-	}
-	size := c.size(ch, n)
-	if c.full() || !c.bound.Take(size) {
-		data, ok := p.take(n)
-		if ok {
-			c.drop(data)
-		}
-		return false, ok
-	}
-	it := ch
-	if n < copyBelow {
-		it = c.reserve(n)
-		if !p.fill(it.Data) {
-			it.Release()
-			c.bound.Release(size)
-			return false, false
-		}
-	} else {
-		if !p.move(ch, n) {
-			c.bound.Release(size)
-			return false, false
-		}
-		ch.Share(n)
-	}
-	return c.queue(ch, it, size, at), true
-}
-
-// size is what a chunk of n bytes read into ch counts against the bound: a long read pins
-// its whole buffer, a short one is copied.
-func (c *capture) size(ch *captured.Chunk, n int) int64 {
-	if n >= copyBelow {
-		return int64(len(ch.Buf()))
-	}
-	return int64(n)
-}
-
-// queue puts it (ch itself, or a copy of its bytes), charged size, on the queue. It
-// returns true when ch went onto the queue (see feed).
-func (c *capture) queue(ch, it *captured.Chunk, size int64, at time.Time) (handed bool) {
-	c.midLine = it.Data[len(it.Data)-1] != '\n'
 	it.Lost = c.lost
 	it.Charge(c.bound, size)
 	select {
@@ -126,24 +77,15 @@ func (c *capture) queue(ch, it *captured.Chunk, size int64, at time.Time) (hande
 		c.lost, c.rung = captured.Lost{}, true
 		return it == ch
 	default:
-		data := it.Data
 		if it == ch {
 			it.Uncharge()
 			ch.Unshare()
 		} else {
-			it.Release() // the slab's part; the copier's hold keeps its bytes until settle
+			it.Release() // the slab's part
 		}
-		c.drop(data)
+		c.drop(data, endLF)
 		return false
 	}
-}
-
-// written ends a chunk the copier fed and forwarded: settle, ringAfterWrite, and mu
-// unlocked.
-func (c *capture) written() {
-	c.settle()
-	c.ringAfterWrite()
-	c.mu.Unlock()
 }
 
 // ringAfterWrite rings the doorbell for what feed queued, once its write returned. The
@@ -156,10 +98,8 @@ func (c *capture) ringAfterWrite() {
 }
 
 // drop counts a chunk that did not fit; its LFs are counted by settle, once
-// it was written (data must stay unchanged until then).
-func (c *capture) drop(data []byte) {
-	endLF := data[len(data)-1] == '\n'
-	c.midLine = !endLF
+// it was written.
+func (c *capture) drop(data []byte, endLF bool) {
 	c.lost.Bytes += uint64(len(data))
 	c.lost.EndLF = endLF
 	c.uncount = data
@@ -210,20 +150,11 @@ func (c *capture) trySendEnd(at time.Time) {
 // copyOf returns a copy of a short read, a part of the current slab (a new one when it has
 // no room left).
 func (c *capture) copyOf(b []byte) *captured.Chunk {
-	return c.slabFor(len(b)).Part(b)
-}
-
-// reserve returns the next n bytes of the current slab (see captured.Slab.Reserve).
-func (c *capture) reserve(n int) *captured.Chunk {
-	return c.slabFor(n).Reserve(n)
-}
-
-func (c *capture) slabFor(n int) *captured.Slab {
-	if c.slab == nil || c.slab.Room() < n {
+	if c.slab == nil || c.slab.Room() < len(b) {
 		c.slab.Drop()
 		c.slab = c.arena.NewSlab()
 	}
-	return c.slab
+	return c.slab.Part(b)
 }
 
 // finish ends capture for this direction: the end of the stream (with what was lost since

@@ -12,13 +12,6 @@ import (
 // bufSize is the read size of each direction; one read is forwarded as one write.
 const bufSize = captured.BufferSize
 
-// testHookTeed, set by tests, runs after each tee (see splicer); noSplice, set by
-// benchmarks, reads and writes every chunk.
-var (
-	testHookTeed func(*splicer)
-	noSplice     bool
-)
-
 // errWrite marks copyLines' error when the destination failed.
 var errWrite = errors.New("write")
 
@@ -31,49 +24,12 @@ var errWrite = errors.New("write")
 // itself, not a copy: the receiver and this write share it, and the copier reads the next
 // chunk into another buffer. The receipt time is taken right after Read returns. c.mu is held
 // across the queueing and the write, so when finish takes it, every chunk that was forwarded
-// has also been queued or counted as lost. In a burst between pipes, chunks are teed and
-// spliced instead of read and written (see splicer), in the same order.
+// has also been queued or counted as lost.
 func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 	ch := c.arena.Buffer()
 	defer func() { ch.WriteDone() }() // the buffer in hand goes back (an arena slot)
 	var own []byte                    // read buffer for a cold chunk (see captured.Chunk.Cold)
-	var sp *splicer
-	if !noSplice {
-		sp = newSplicer(dst, src)
-	}
-	defer sp.close()
-	// next moves on after a chunk's write: to a fresh buffer when ch went onto the queue.
-	next := func(handed bool, werr error) error {
-		if handed {
-			ch.WriteDone()
-			ch = c.arena.Buffer()
-		}
-		if werr != nil {
-			return fmt.Errorf("%w: %w", errWrite, werr)
-		}
-		return nil
-	}
 	for {
-		if sp.ready() {
-			if n := sp.tee(); n > 0 {
-				if testHookTeed != nil {
-					testHookTeed(sp)
-				}
-				at := time.Now()
-				c.mu.Lock()
-				handed, ok := c.feedPipe(ch, n, at, sp)
-				var werr error
-				if ok {
-					c.spliced++
-					werr = sp.forward(n)
-				}
-				c.written()
-				if err := next(handed, werr); err != nil {
-					return err
-				}
-				continue // !ok: the bytes are read below
-			}
-		}
 		rb := ch.Buf()
 		if ch.Cold() {
 			if own == nil {
@@ -82,15 +38,20 @@ func copyLines(dst io.Writer, src io.Reader, c *capture) error {
 			rb = own
 		}
 		n, rerr := src.Read(rb)
-		sp.read(n)
 		if n > 0 {
 			at := time.Now()
 			c.mu.Lock()
 			handed := c.feed(ch, rb[:n], at)
 			_, werr := dst.Write(rb[:n])
-			c.written()
-			if err := next(handed, werr); err != nil {
-				return err
+			c.settle()
+			c.ringAfterWrite()
+			c.mu.Unlock()
+			if handed {
+				ch.WriteDone()
+				ch = c.arena.Buffer()
+			}
+			if werr != nil {
+				return fmt.Errorf("%w: %w", errWrite, werr)
 			}
 		}
 		if rerr != nil {
