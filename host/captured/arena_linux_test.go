@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -255,4 +258,36 @@ func TestColdSlotsAreStored(t *testing.T) {
 	if cold != a.Slots()-keepWarm {
 		t.Errorf("%d cold slots after a drained burst, want %d", cold, a.Slots()-keepWarm)
 	}
+}
+
+// TestArenaMappingKeepsNoAccessHistory: the arena is mapped with MADV_SEQUENTIAL (the
+// "sr" flag in /proc/self/smaps), so unmapping a resident backlog at acptap's exit does not
+// mark every page accessed on the page LRU (most of the process's teardown after a large
+// burst, docs/benchmarks.md).
+func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
+	a, err := NewArena(4 * BufferSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := uintptrOf(a.mem)
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := false
+	for _, l := range strings.Split(string(smaps), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			lo, _, _ := strings.Cut(f[0], "-")
+			v, err := strconv.ParseUint(lo, 16, 64)
+			in = err == nil && uintptr(v) == start
+			continue
+		}
+		if in && strings.HasPrefix(l, "VmFlags:") {
+			if !slices.Contains(strings.Fields(l)[1:], "sr") {
+				t.Errorf("the arena's mapping has %q, want the sequential-read flag sr", l)
+			}
+			return
+		}
+	}
+	t.Fatalf("the arena's mapping at %#x is not in /proc/self/smaps", start)
 }
