@@ -619,21 +619,7 @@ func feed(ctx context.Context, path string, format Format, size int64, sum []byt
 				return false
 			case items <- fr.Item:
 			}
-			prog.Frames.Add(1)
-			switch {
-			case fr.Item.Gap != nil:
-				res.Gaps++
-			case fr.Item.Dir == sdk.C2A:
-				res.FramesC2A++
-			default:
-				res.FramesA2C++
-			}
-			if fr.Input == 0 {
-				res.Synthesized++
-			}
-			if fr.Item.Gap == nil {
-				res.Times[fr.Time]++
-			}
+			res.sent(fr, prog)
 		}
 		burst = burst[:0]
 		return true
@@ -714,21 +700,26 @@ func feedKept(ctx context.Context, once *onceRead, size int64, opts Options, res
 			return
 		case items <- fr.Item:
 		}
-		prog.Frames.Add(1)
-		switch {
-		case fr.Item.Gap != nil:
-			res.Gaps++
-		case fr.Item.Dir == sdk.C2A:
-			res.FramesC2A++
-		default:
-			res.FramesA2C++
-		}
-		if fr.Input == 0 {
-			res.Synthesized++
-		}
-		if fr.Item.Gap == nil {
-			res.Times[fr.Time]++
-		}
+		res.sent(fr, prog)
+	}
+}
+
+// sent counts a frame handed to the pipeline.
+func (res *Result) sent(fr Frame, prog *Progress) {
+	prog.Frames.Add(1)
+	switch {
+	case fr.Item.Gap != nil:
+		res.Gaps++
+	case fr.Item.Dir == sdk.C2A:
+		res.FramesC2A++
+	default:
+		res.FramesA2C++
+	}
+	if fr.Input == 0 {
+		res.Synthesized++
+	}
+	if fr.Item.Gap == nil {
+		res.Times[fr.Time]++
 	}
 }
 

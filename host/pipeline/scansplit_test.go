@@ -73,20 +73,7 @@ func splitTestLog(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "split.jsonl")
 	splitTestLogPath = path
-	w, err := wire.Create(path, wire.Header{Connection: "c-split", Agent: wire.Agent{Command: []string{"agent"}}, StartedAt: time.Unix(100, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Unix(200, 5).UTC()
-	app := func(e wire.Entry) {
-		t.Helper()
-		e.At = at
-		at = at.Add(time.Millisecond)
-		if _, err := w.Append(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	line := func(dir sdk.Direction, s string) { app(wire.Entry{Type: wire.TypeFrame, Dir: dir, Line: []byte(s)}) }
+	w, app, line := testLogWriter(t, path, "c-split")
 	line(sdk.C2A, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)
 	line(sdk.A2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)
 	for i := range 300 {

@@ -96,15 +96,11 @@ func (fakeSessions) Prior(id, plugin string, n int) ([][]byte, error) {
 	return out, nil
 }
 
-// windowTestLog writes a wire log with everything a reader must get right:
-// a revision entry, several sessions (with and without a session entry,
-// one named twice), a gap entry, a b64 frame, JSON-RPC batches and
-// request/response pairs, bad lines, a seq gap, a seq repeated, and enough
-// frames for many batches.
-func windowTestLog(t *testing.T, frames int) string {
+// testLogWriter creates a wire log of connection conn at path and returns it with an
+// append of entries 1 ms apart from a fixed time, and of frame lines.
+func testLogWriter(t *testing.T, path, conn string) (*wire.Writer, func(wire.Entry), func(sdk.Direction, string)) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "w.jsonl")
-	w, err := wire.Create(path, wire.Header{Connection: "c-window", Agent: wire.Agent{Command: []string{"agent"}}, StartedAt: time.Unix(100, 0)})
+	w, err := wire.Create(path, wire.Header{Connection: conn, Agent: wire.Agent{Command: []string{"agent"}}, StartedAt: time.Unix(100, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +114,18 @@ func windowTestLog(t *testing.T, frames int) string {
 		}
 	}
 	line := func(dir sdk.Direction, s string) { app(wire.Entry{Type: wire.TypeFrame, Dir: dir, Line: []byte(s)}) }
+	return w, app, line
+}
+
+// windowTestLog writes a wire log with everything a reader must get right:
+// a revision entry, several sessions (with and without a session entry,
+// one named twice), a gap entry, a b64 frame, JSON-RPC batches and
+// request/response pairs, bad lines, a seq gap, a seq repeated, and enough
+// frames for many batches.
+func windowTestLog(t *testing.T, frames int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "w.jsonl")
+	w, app, line := testLogWriter(t, path, "c-window")
 	line(sdk.C2A, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)
 	line(sdk.A2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)
 	if err := w.AppendRevision(wire.Revision{Revision: "acp/2@x", Reason: "test", Plugins: []string{"a", "b"}, SelectedBy: "revisions"}); err != nil {
