@@ -1,9 +1,11 @@
 package captured
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"slices"
 	"strconv"
@@ -290,4 +292,61 @@ func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
 		}
 	}
 	t.Fatalf("the arena's mapping at %#x is not in /proc/self/smaps", start)
+}
+
+// TestSpoolRemainderCountsLater: the remainder a spool declares (what the next command
+// declares lost if the finisher dies, so it must be exact) is the same whether a long arena
+// chunk's LFs are counted in order or afterwards on two goroutines (spoolCounts.total):
+// chunks in the arena and on the heap, long and short, lost runs, lines across chunks, both
+// directions, and an open line in the header, against a count in order.
+func TestSpoolRemainderCountsLater(t *testing.T) {
+	for seed := range int64(20) {
+		a, err := NewArena(96 * BufferSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(seed))
+		h := SpoolHeader{}
+		h.Lines[1] = LineState{Open: true, N: 7}
+		want := [2]lineCount{{}, {counted: true, frames: 1, bytes: 7}}
+		items := make(chan Item, 256)
+		for range 200 {
+			dir := sdk.Direction([]sdk.Direction{sdk.C2A, sdk.A2C}[rng.Intn(2)])
+			n := 1 + rng.Intn(BufferSize)
+			if rng.Intn(3) == 0 {
+				n = 1 + rng.Intn(100)
+			}
+			var ch *Chunk
+			if rng.Intn(4) == 0 {
+				ch = &Chunk{Data: make([]byte, n)} // on the heap
+			} else {
+				ch = a.Buffer()
+				ch.Share(n)
+				ch.WriteDone()
+			}
+			for i := range ch.Data {
+				ch.Data[i] = 'x'
+				if rng.Intn(300) == 0 {
+					ch.Data[i] = '\n'
+				}
+			}
+			if rng.Intn(10) == 0 {
+				ch.Lost = Lost{Bytes: uint64(1 + rng.Intn(5000)), LFs: uint64(rng.Intn(9)), EndLF: rng.Intn(2) == 0}
+			}
+			c := &want[dirIndex(dir)]
+			c.add(ch.Lost.Bytes, ch.Lost.LFs, ch.Lost.EndLF)
+			c.add(uint64(n), uint64(bytes.Count(ch.Data, []byte{'\n'})), ch.Data[n-1] == '\n')
+			items <- Item{Dir: dir, At: time.Unix(0, 1), Chunk: ch}
+		}
+		close(items)
+		sp, err := WriteSpool(io.Discard, h, items, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			if g := sp.Remainder[i]; g.Frames != w.frames || g.Bytes != w.bytes {
+				t.Fatalf("seed %d, direction %d: remainder %d frames, %d bytes; counted in order %d, %d", seed, i, g.Frames, g.Bytes, w.frames, w.bytes)
+			}
+		}
+	}
 }

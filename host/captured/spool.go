@@ -66,12 +66,12 @@ type Remainder [2]Gap
 func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Spooled, error) {
 	var sp Spooled
 	rem := &sp.Remainder
-	var cnt [2]lineCount
+	var cnt spoolCounts
 	for i, l := range h.Lines {
-		cnt[i] = lineCount{counted: l.Open || l.Lost, frames: l.Gap.Frames, bytes: l.Gap.Bytes}
+		cnt.start[i] = lineCount{counted: l.Open || l.Lost, frames: l.Gap.Frames, bytes: l.Gap.Bytes}
 		if l.Open && !l.Lost {
-			cnt[i].frames++
-			cnt[i].bytes += uint64(l.N)
+			cnt.start[i].frames++
+			cnt.start[i].bytes += uint64(l.N)
 		}
 	}
 	head := spoolHead{Lines: h.Lines}
@@ -120,8 +120,8 @@ func WriteSpool(w io.Writer, h SpoolHeader, items <-chan Item, arena *Arena) (Sp
 	for _, h := range held {
 		h.Release()
 	}
-	for i := range cnt {
-		rem[i] = Gap{Frames: cnt[i].frames, Bytes: cnt[i].bytes, Reason: ReasonSpoolLost}
+	for i, c := range cnt.total() {
+		rem[i] = Gap{Frames: c.frames, Bytes: c.bytes, Reason: ReasonSpoolLost}
 	}
 	if werr != nil {
 		return sp, fmt.Errorf("write spool: %w", werr)
@@ -140,7 +140,7 @@ type Spooled struct {
 // the machine stopped, before it had written the spool to the wire log).
 const ReasonSpoolLost = "capture handed to a finisher was lost"
 
-func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount, arena *Arena) (inArena bool, err error) {
+func writeRecord(bw *batchWriter, it Item, cnt *spoolCounts, arena *Arena) (inArena bool, err error) {
 	var flags uint8
 	ch := it.Chunk
 	if ch == nil || (it.Dir != sdk.C2A && it.Dir != sdk.A2C) {
@@ -156,10 +156,17 @@ func writeRecord(bw *batchWriter, it Item, cnt *[2]lineCount, arena *Arena) (inA
 	if ch.Lost.EndLF {
 		flags |= flagEndLF
 	}
-	c := &cnt[dirIndex(it.Dir)]
-	c.add(ch.Lost.Bytes, ch.Lost.LFs, ch.Lost.EndLF)
+	d := dirIndex(it.Dir)
+	cnt.add(d, ch.Lost.Bytes, ch.Lost.LFs, ch.Lost.EndLF, nil)
 	if n := len(ch.Data); n > 0 {
-		c.add(uint64(n), uint64(bytes.Count(ch.Data, []byte{'\n'})), ch.Data[n-1] == '\n')
+		var lfs uint64
+		var later []byte // a long chunk in the arena: its LFs are counted after the loop, on both cores
+		if inArena && n >= countLaterMin {
+			later = ch.Data
+		} else {
+			lfs = uint64(bytes.Count(ch.Data, []byte{'\n'}))
+		}
+		cnt.add(d, uint64(n), lfs, ch.Data[n-1] == '\n', later)
 	}
 	var r [recordSize]byte
 	r[0], r[1] = uint8(it.Dir), flags
@@ -185,6 +192,74 @@ func dirIndex(d sdk.Direction) int {
 }
 
 // lineCount counts the lines a stream of bytes touches and their bytes without LFs.
+// countLaterMin: an arena chunk this long has its LFs counted after the records are
+// written, the long ones split between two goroutines. At the exit with a large backlog,
+// counting every queued byte's LFs was some 6 ms of acptap's exit for 90 MB on one core
+// (docs/benchmarks.md, the sixth round).
+const countLaterMin = 16 << 10
+
+// spoolCounts collects what each chunk adds to its direction's count, in order, and
+// folds them once the LFs of the long arena chunks are counted (total).
+type spoolCounts struct {
+	start [2]lineCount
+	adds  []countAdd
+}
+
+// countAdd is n bytes of direction dir holding lfs LFs (of data, when it is set: counted
+// in total), the last an LF when endLF.
+type countAdd struct {
+	dir    int
+	n, lfs uint64
+	endLF  bool
+	data   []byte
+}
+
+func (s *spoolCounts) add(dir int, n, lfs uint64, endLF bool, data []byte) {
+	if n == 0 {
+		return
+	}
+	s.adds = append(s.adds, countAdd{dir: dir, n: n, lfs: lfs, endLF: endLF, data: data})
+}
+
+// total counts the deferred LFs, half on another goroutine, and folds every add in order.
+func (s *spoolCounts) total() [2]lineCount {
+	var later []int
+	var bytesLater int
+	for i, a := range s.adds {
+		if a.data != nil {
+			later = append(later, i)
+			bytesLater += len(a.data)
+		}
+	}
+	count := func(idx []int) {
+		for _, i := range idx {
+			s.adds[i].lfs = uint64(bytes.Count(s.adds[i].data, []byte{'\n'}))
+			s.adds[i].data = nil
+		}
+	}
+	if bytesLater >= 2*countLaterMin && len(later) > 1 {
+		// Split by bytes, not by chunks: the halves take about as long.
+		half, acc, cut := bytesLater/2, 0, len(later)
+		for k, i := range later {
+			if acc += len(s.adds[i].data); acc >= half {
+				cut = k + 1
+				break
+			}
+		}
+		done := make(chan struct{})
+		go func() { count(later[cut:]); close(done) }()
+		count(later[:cut])
+		<-done
+	} else {
+		count(later)
+	}
+	c := s.start
+	for _, a := range s.adds {
+		c[a.dir].add(a.n, a.lfs, a.endLF)
+	}
+	return c
+}
+
 type lineCount struct {
 	counted       bool // the line in progress is counted already
 	frames, bytes uint64
