@@ -294,8 +294,9 @@ func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
 	t.Fatalf("the arena's mapping at %#x is not in /proc/self/smaps", start)
 }
 
-// TestSpoolRemainderCountsLater: the remainder a spool declares (what the next command
-// declares lost if the finisher dies, so it must be exact) is the same whether a long arena
+// TestSpoolRemainderCountsLater: the remainder a spool declares (the gap the next command
+// writes to the wire log if the finisher dies before capturing the spool: the frames it
+// retains are counted, never lost silently, ASR-723) is the same whether a long arena
 // chunk's LFs are counted in order or afterwards on two goroutines (spoolCounts.total):
 // chunks in the arena and on the heap, long and short, lost runs, lines across chunks, both
 // directions, and an open line in the header, against a count in order.

@@ -191,7 +191,6 @@ func dirIndex(d sdk.Direction) int {
 	return 0
 }
 
-// lineCount counts the lines a stream of bytes touches and their bytes without LFs.
 // countLaterMin: an arena chunk this long has its LFs counted after the records are
 // written, the long ones split between two goroutines. At the exit with a large backlog,
 // counting every queued byte's LFs was some 6 ms of acptap's exit for 90 MB on one core
@@ -260,6 +259,7 @@ func (s *spoolCounts) total() [2]lineCount {
 	return c
 }
 
+// lineCount counts the lines a stream of bytes touches and their bytes without LFs.
 type lineCount struct {
 	counted       bool // the line in progress is counted already
 	frames, bytes uint64

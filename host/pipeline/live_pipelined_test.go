@@ -1,15 +1,10 @@
 package pipeline
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/acptap/acptap/host/captured"
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
 )
@@ -21,53 +16,14 @@ func runGRPC(t *testing.T, pipelined bool, lines, depth int, stall time.Duration
 	t.Helper()
 	defer func(old bool) { pipelineLive = old }(pipelineLive)
 	pipelineLive = pipelined
-	var launched atomic.Int32
-	launch := func(context.Context, string) (*Plugin, error) {
-		i := int(launched.Add(1)) - 1
-		if i >= len(mappers) {
-			return nil, errors.New("no more instances")
-		}
-		m := mappers[i]
+	serve := func(m *countMapper) (sdk.Mapper, func(), error) {
 		c, stop, err := pluginwire.ServeInProcess(m, t.TempDir())
-		if err != nil {
-			return nil, err
+		if err == nil {
+			t.Cleanup(stop)
 		}
-		t.Cleanup(stop)
-		return &Plugin{Name: "count", Mapper: c, Kill: func() {
-			if m.release != nil {
-				select {
-				case <-m.release:
-				default:
-					close(m.release)
-				}
-			}
-			stop()
-		}}, nil
+		return c, stop, err
 	}
-	sink := &memSink{}
-	p := New(Options{
-		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeRecord,
-		Revisions: map[string][]string{"acp/2@x": {"count"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
-		Launch: launch, Sink: sink, BatchFrames: 8, FeederDepth: depth, MaxRestarts: maxRestarts, StallTimeout: stall,
-	})
-	items := make(chan captured.Item, 16)
-	if err := p.Start(context.Background(), items); err != nil {
-		t.Fatal(err)
-	}
-	items <- captured.Item{Dir: sdk.C2A, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)}
-	items <- captured.Item{Dir: sdk.A2C, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)}
-	for i := 0; i < lines; i++ {
-		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(2, 0), Line: []byte(fmt.Sprintf(`{"i":%d}`, i))}
-		if i%97 == 0 {
-			time.Sleep(time.Millisecond) // live batches of every size, not one burst
-		}
-	}
-	close(items)
-	stats, err := p.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sink, stats
+	return runServed(t, serve, true, lines, depth, stall, maxRestarts, mappers...)
 }
 
 // TestLivePipelinedSameOutputs: a recording whose plugin takes pipelined

@@ -84,6 +84,14 @@ func (s *memSink) Gap(plugin string, primary bool, through uint64, reason string
 // from mappers, in order (a restart takes the next one).
 func run(t *testing.T, lines int, depth int, stall time.Duration, maxRestarts int, mappers ...*countMapper) (*memSink, Stats) {
 	t.Helper()
+	return runServed(t, nil, false, lines, depth, stall, maxRestarts, mappers...)
+}
+
+// runServed is run with each instance's mapper as serve makes it (nil: the
+// mapper itself, in process), and with a pause every 97 lines when paced
+// (live batches of every size, not one burst).
+func runServed(t *testing.T, serve func(*countMapper) (sdk.Mapper, func(), error), paced bool, lines, depth int, stall time.Duration, maxRestarts int, mappers ...*countMapper) (*memSink, Stats) {
+	t.Helper()
 	var launched atomic.Int32
 	launch := func(context.Context, string) (*Plugin, error) {
 		i := int(launched.Add(1)) - 1
@@ -91,7 +99,15 @@ func run(t *testing.T, lines int, depth int, stall time.Duration, maxRestarts in
 			return nil, errors.New("no more instances")
 		}
 		m := mappers[i]
-		return &Plugin{Name: "count", Mapper: m, Kill: func() {
+		var mapper sdk.Mapper = m
+		stop := func() {}
+		if serve != nil {
+			var err error
+			if mapper, stop, err = serve(m); err != nil {
+				return nil, err
+			}
+		}
+		return &Plugin{Name: "count", Mapper: mapper, Kill: func() {
 			if m.release != nil {
 				select {
 				case <-m.release:
@@ -99,6 +115,7 @@ func run(t *testing.T, lines int, depth int, stall time.Duration, maxRestarts in
 					close(m.release)
 				}
 			}
+			stop()
 		}}, nil
 	}
 	sink := &memSink{}
@@ -115,6 +132,9 @@ func run(t *testing.T, lines int, depth int, stall time.Duration, maxRestarts in
 	items <- captured.Item{Dir: sdk.A2C, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)}
 	for i := 0; i < lines; i++ {
 		items <- captured.Item{Dir: sdk.A2C, At: time.Unix(2, 0), Line: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+		if paced && i%97 == 0 {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	close(items)
 	stats, err := p.Wait()

@@ -34,9 +34,12 @@ func (p *mapperPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *gr
 
 // VersionedPlugins is the plugin set per wire version. The host passes a nil
 // impl; a plugin passes its Mapper. A wire v2 adds an entry here.
-func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet {
+func VersionedPlugins(impl sdk.Mapper) map[int]plugin.PluginSet { return versionedPlugins(impl, false) }
+
+// versionedPlugins is VersionedPlugins, served the old way when legacy (ServeLegacy).
+func versionedPlugins(impl sdk.Mapper, legacy bool) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
-		WireVersion: {PluginKey: &mapperPlugin{impl: impl}},
+		WireVersion: {PluginKey: &mapperPlugin{impl: impl, legacy: legacy}},
 	}
 }
 
@@ -114,7 +117,7 @@ func serve(m sdk.Mapper, legacy bool) {
 	go watchParent(logger)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: map[int]plugin.PluginSet{WireVersion: {PluginKey: &mapperPlugin{impl: m, legacy: legacy}}},
+		VersionedPlugins: versionedPlugins(m, legacy),
 		GRPCServer:       newGRPCServer,
 		Logger:           logger,
 	})

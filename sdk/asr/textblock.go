@@ -74,6 +74,12 @@ func (t *TextBlock) Bytes() json.RawMessage {
 		return json.RawMessage(textBlockHead + `"}`)
 	}
 	n := len(t.b)
+	if t.shared {
+		// Handed out already and unchanged since: the closing bytes are there. Written
+		// again, they would be a write to memory a reader may hold, and the block would
+		// push another out of knownBlocks.
+		return t.b[: n+2 : n+2]
+	}
 	if cap(t.b)-n >= 2 {
 		t.shared = true
 	}

@@ -131,14 +131,6 @@ func plainTextOf(o obj) (json.RawMessage, bool) {
 	return o.raw("text"), true
 }
 
-// escapedTextPart is textPart(typ, text) for the text escaped as
-// asr.Marshal escapes it (asr.AppendText); typ needs no escape.
-func escapedTextPart(typ string, esc []byte) json.RawMessage {
-	b := make([]byte, 0, len(`{"type":"","text":""}`)+len(typ)+len(esc))
-	b = append(append(append(b, `{"type":"`...), typ...), `","text":"`...)
-	return append(append(b, esc...), `"}`...)
-}
-
 // textPart builds {"type":<typ>,"text":<text>} ("text", "reasoning").
 func textPart(typ, text string) json.RawMessage {
 	b, _ := asr.Marshal(struct {

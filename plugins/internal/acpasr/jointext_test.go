@@ -10,7 +10,7 @@ import (
 	"github.com/acptap/acptap/sdk/asr"
 )
 
-// Chunks joined escaped (asr.AppendText, escapedTextPart) give the block
+// Chunks joined escaped (asr.TextBlock, as blocks joins them) give the block
 // that decoding each chunk, joining the texts and writing the part
 // (textPart) gives: escapes of every kind, split surrogate pairs, invalid
 // UTF-8, U+2028, HTML characters.
@@ -27,16 +27,16 @@ func TestJoinedTextSameAsDecoded(t *testing.T) {
 			}
 			chunks = append(chunks, append(c, '"'))
 		}
-		var text, esc []byte
+		var text []byte
+		var tb asr.TextBlock
 		for _, c := range chunks {
-			var ok1, ok2 bool
+			var ok1 bool
 			text, ok1 = jsonscan.AppendString(text, c)
-			esc, ok2 = asr.AppendText(esc, c)
-			if !ok1 || !ok2 {
-				t.Fatalf("%q: AppendString %v, AppendText %v", c, ok1, ok2)
+			if ok2 := tb.Append(c); !ok1 || !ok2 {
+				t.Fatalf("%q: AppendString %v, TextBlock.Append %v", c, ok1, ok2)
 			}
 		}
-		want, got := textPart("text", string(text)), escapedTextPart("text", esc)
+		want, got := textPart("text", string(text)), tb.Bytes()
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunks %q:\njoined escaped %s\ndecoded        %s", chunks, got, want)
 		}
