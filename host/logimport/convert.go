@@ -600,13 +600,7 @@ func feed(ctx context.Context, path string, format Format, size int64, sum []byt
 		return err
 	}
 	s := NewScanner(r, format, opts.MaxLine)
-	s.OnSkip = func(sk Skip) {
-		res.SkippedLines++
-		res.SkipReasons[reasonKind(sk.Reason)]++
-		if len(res.SkipExamples) < opts.SkipExamples {
-			res.SkipExamples = append(res.SkipExamples, sk)
-		}
-	}
+	s.OnSkip = func(sk Skip) { res.skipped(sk, opts.SkipExamples) }
 	// Entries go to the pipeline in bursts of a batch: capture takes what is
 	// ready, so a burst becomes one batch for the plugins, where entry by
 	// entry would cost each plugin one call per entry.
@@ -683,11 +677,7 @@ func feedKept(ctx context.Context, once *onceRead, size int64, opts Options, res
 	defer prog.Mapping.Store(true)
 	prog.Read.Store(size)
 	for _, sk := range once.skips {
-		res.SkippedLines++
-		res.SkipReasons[reasonKind(sk.Reason)]++
-		if len(res.SkipExamples) < opts.SkipExamples {
-			res.SkipExamples = append(res.SkipExamples, sk)
-		}
+		res.skipped(sk, opts.SkipExamples)
 	}
 	res.Lines, res.Blank = once.lines, once.blank
 	prog.Lines.Store(int64(once.lines))
@@ -701,6 +691,15 @@ func feedKept(ctx context.Context, once *onceRead, size int64, opts Options, res
 		case items <- fr.Item:
 		}
 		res.sent(fr, prog)
+	}
+}
+
+// skipped counts a skipped input line, keeping up to examples of them.
+func (res *Result) skipped(sk Skip, examples int) {
+	res.SkippedLines++
+	res.SkipReasons[reasonKind(sk.Reason)]++
+	if len(res.SkipExamples) < examples {
+		res.SkipExamples = append(res.SkipExamples, sk)
 	}
 }
 

@@ -13,18 +13,6 @@ import (
 	"github.com/acptap/acptap/host/wire"
 )
 
-// framesDigest is the hex SHA-256 of the frames the input at path yields
-// (wire.Source.FramesSHA256): per frame its direction, its bytes and an
-// LF, in order; gaps count too. A read of its own, before the conversion:
-// the digest decides whether there is anything to convert.
-func framesDigest(path string, format Format, maxLine int) (string, error) {
-	r, err := readOnce(path, format, maxLine, 0)
-	if err != nil {
-		return "", err
-	}
-	return r.frames, nil
-}
-
 // retainBytes bounds the line bytes the digest pass keeps of an input's
 // frames for the conversion (readOnce): an input within it is read once;
 // a larger one is read again by feed. 0 keeps none (tests compare).

@@ -59,6 +59,10 @@ func (p *prelaunched) Launch(ctx context.Context, name string) (*pipeline.Plugin
 	select {
 	case <-s.done:
 	case <-ctx.Done():
+		// Not handed over: close kills it once its launch ends.
+		p.mu.Lock()
+		s.taken = false
+		p.mu.Unlock()
 		return nil, ctx.Err()
 	}
 	return s.pl, s.err

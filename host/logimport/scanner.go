@@ -99,7 +99,7 @@ type Scanner struct {
 	queueBuf []Frame
 	// Borrow, when set, lets a frame of a JSON-RPC line alias the line
 	// reader's buffer instead of a copy: it is valid until the next call
-	// of Next (framesDigest, which hashes each frame at once).
+	// of Next (readOnce, which hashes each frame at once).
 	Borrow bool
 	// OnSkip, when set, is told of every skipped line.
 	OnSkip func(Skip)

@@ -26,7 +26,7 @@ type WireScan struct {
 	// mapped the connection when it was recorded.
 	Revision *wire.Revision
 	// MayScrub is false when no line of the log can be one an import's
-	// scrubbing (ASR-712: rebuild's scrubLine) would change: every line was
+	// scrubbing (ASR-712: wire.ScrubLine) would change: every line was
 	// read (none skipped, no torn tail) and every client-to-agent frame
 	// whose line names mcpServers is left as it is — wire.Scrub changes
 	// nothing in it (an empty list, the word in a text, a server scrubbed
@@ -71,10 +71,7 @@ type scanLine struct {
 func ScanWire(path string) (*WireScan, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		if _, oerr := wire.Open(path); oerr != nil {
-			return nil, oerr // the error the reader gives, as before
-		}
-		return nil, err
+		return nil, fmt.Errorf("open wire log: %w", err) // as wire.Open words it
 	}
 	if splitScan && fi.Size() >= splitMin {
 		if s, ok := scanSplit(path, fi, fi.Size()/2); ok {
@@ -145,8 +142,9 @@ func scanRange(path string, fi os.FileInfo, from, to int64) (*WireScan, map[stri
 		case wire.TypeFrame:
 			// The import's scrubbing looks at the lines that name mcpServers
 			// in their bytes, as they are in the file (Raw).
-			if !s.MayScrub && e.Dir == sdk.C2A && bytes.Contains(r.Raw(), mcpServersKey) {
-				s.MayScrub = scrubChanges(r.Raw(), e)
+			if !s.MayScrub && e.Dir == sdk.C2A {
+				raw := r.Raw()
+				s.MayScrub = !bytes.Equal(bytes.TrimSuffix(wire.ScrubLine(raw), []byte("\n")), raw)
 			}
 			s.frames++
 			nframes++
@@ -251,22 +249,6 @@ func lineStart(path string, off int64) (int64, bool) {
 		return off + int64(i), true
 	}
 	return 0, false
-}
-
-var mcpServersKey = []byte("mcpServers")
-
-// scrubChanges says whether an import would write a client-to-agent frame
-// entry whose line (raw, as in the file, without its LF) names mcpServers
-// other than it is (rebuild's scrubLine): when the scrubber changes the
-// frame, the entry is encoded again (wire.EncodeEntry scrubs it), which
-// gives the line itself when the recorder wrote it (a server scrubbed as
-// it was recorded).
-func scrubChanges(raw []byte, e wire.Entry) bool {
-	if _, changed := wire.Scrub(e.Line); !changed {
-		return false
-	}
-	enc, err := wire.EncodeEntry(e)
-	return err != nil || !bytes.Equal(bytes.TrimSuffix(enc, []byte("\n")), raw)
 }
 
 // detectorReads says whether revisionDetector.observe could do more with

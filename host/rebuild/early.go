@@ -2,7 +2,6 @@ package rebuild
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,18 +59,7 @@ func startCopy(tmp, src string, byID map[string]*Conn) *earlyCopy {
 	c := &earlyCopy{path: f.Name(), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		in, err := os.Open(src)
-		if err == nil {
-			c.n, err = io.Copy(f, in) // copy_file_range on Linux
-			in.Close()
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		c.err = err
+		c.n, c.err = copyInto(f, src)
 	}()
 	return c
 }

@@ -13,10 +13,7 @@ import (
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/jsonl"
 	"github.com/acptap/acptap/internal/private"
-	"github.com/acptap/acptap/sdk"
 )
-
-var mcpKey = []byte("mcpServers")
 
 // importWire copies a wire log from outside the store to dst (staging's
 // wire/<connection>.jsonl), so that the store holds every wire log its
@@ -70,7 +67,7 @@ func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, 
 			line = append(append(line[:0], b...), '\n')
 		}
 		if lr.Line() > 1 || (err != nil && lr.Line() > 0) {
-			scrubbed := scrubLine(line)
+			scrubbed := wire.ScrubLine(line)
 			changed = changed || !bytes.Equal(scrubbed, line)
 			line = scrubbed
 		}
@@ -97,46 +94,10 @@ func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, 
 	return changed, nil
 }
 
-// scrubLine returns an entry line (with its LF, if any) as the recorder
-// would have written it.
-func scrubLine(line []byte) []byte {
-	if !bytes.Contains(line, mcpKey) {
-		return line
-	}
-	body, hasLF := bytes.CutSuffix(line, []byte("\n"))
-	cut := func() []byte {
-		i := bytes.Index(line, mcpKey) + len(mcpKey)
-		if hasLF {
-			return append(line[:i:i], '\n')
-		}
-		return line[:i:i]
-	}
-	e, err := wire.ParseEntry(body)
-	if err != nil {
-		return cut()
-	}
-	if e.Type != wire.TypeFrame || e.Dir != sdk.C2A {
-		return line
-	}
-	if _, changed := wire.Scrub(e.Line); !changed {
-		return line
-	}
-	enc, err := wire.EncodeEntry(e)
-	if err != nil {
-		return cut()
-	}
-	return enc
-}
-
 // copyWire copies src to dst as it is, synced; the copy must be the size
 // the scan saw (else the file changed since, and the caller imports again
 // line by line).
 func copyWire(src, dst string, scan *pipeline.WireScan) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("import %s: %w", src, err)
-	}
-	defer in.Close()
 	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
@@ -144,9 +105,25 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
-	n, err := io.Copy(out, in)
+	n, err := copyInto(out, src)
 	if err == nil && n != scan.Size() {
 		err = fmt.Errorf("the file changed while it was read (%d bytes, %d when scanned)", n, scan.Size())
+	}
+	if err != nil {
+		os.Remove(dst)
+		return fmt.Errorf("import %s: %w", src, err)
+	}
+	return nil
+}
+
+// copyInto copies the file at src into out (copy_file_range on Linux), syncs and closes
+// out, and returns the bytes copied.
+func copyInto(out *os.File, src string) (int64, error) {
+	in, err := os.Open(src)
+	var n int64
+	if err == nil {
+		n, err = io.Copy(out, in)
+		in.Close()
 	}
 	if err == nil {
 		err = out.Sync()
@@ -154,9 +131,5 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(dst)
-		return fmt.Errorf("import %s: %w", src, err)
-	}
-	return nil
+	return n, err
 }

@@ -217,7 +217,8 @@ func (w *StreamWriter) WriteLine(line []byte) error {
 	return nil
 }
 
-// Lines is the number of committed lines in the file, header included.
+// Lines is the number of lines accepted, header included: written, or gathered to be
+// written (SetBuffer).
 func (w *StreamWriter) Lines() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
