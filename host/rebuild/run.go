@@ -164,7 +164,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}()
 	for _, f := range req.Files {
 		// A log from outside the store is copied in while it is scanned.
-		cp := startCopy(tmp, f, byID)
+		cp := startCopy(tmp, f, byID, mapFromLog)
 		early = append(early, cp)
 		c, err := scanConn(f)
 		if err != nil {
@@ -284,8 +284,16 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			changed := false
 			used := false
 			if c.Scan != nil && !c.Scan.MayScrub {
-				// Copied whole: the copy made during the scan, if it is whole.
-				if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
+				if mapFromLog && c.early != nil {
+					// Copied whole: the connection is mapped from the log
+					// itself, through a link where the copy goes, while the
+					// copy made during the scan finishes (finishCopies).
+					if err := c.early.stand(dst, c.Path, c.Scan.Size(), c.mod); err != nil {
+						return nil, err
+					}
+					used = true
+				} else if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
+					// Copied whole: the copy made during the scan, if it is whole.
 					return nil, err
 				}
 			}
@@ -326,6 +334,14 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 	}
 	prog.end()
+	if afterMapping != nil {
+		afterMapping()
+	}
+	for _, c := range todo {
+		if err := c.early.finish(); err != nil {
+			return nil, fmt.Errorf("%s: %w; the store is unchanged", c.Shown, err)
+		}
+	}
 	for _, s := range sortedKeys(res.Stale) {
 		more := ""
 		if n := stale[s]; n > 1 {
@@ -516,6 +532,11 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	}
 	return n, nil
 }
+
+// afterMapping, when set, is called once every connection is mapped, before
+// the copies of the logs mapped from outside the store are put in place
+// (tests).
+var afterMapping func()
 
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only
