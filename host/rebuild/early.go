@@ -159,16 +159,14 @@ func (c *earlyCopy) use(dst string, size int64) (ok bool, err error) {
 // that the connection is mapped from src while the copy finishes; finish,
 // after the mapping, moves the copy over the link. size and mod are src's
 // when it was scanned (the mapping read those bytes: finish checks that
-// they are still the file's).
-func (c *earlyCopy) stand(dst, src string, size int64, mod time.Time) error {
-	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	if err := os.Symlink(src, dst); err != nil {
-		return fmt.Errorf("import: %w", err)
+// they are still the file's). False: no link (nil, or none can be made
+// here): the caller waits for the copy (use).
+func (c *earlyCopy) stand(dst, src string, size int64, mod time.Time) bool {
+	if c == nil || private.MkdirAll(filepath.Dir(dst)) != nil || os.Symlink(src, dst) != nil {
+		return false
 	}
 	c.standing, c.dst, c.src, c.size, c.mod = true, dst, src, size, mod
-	return nil
+	return true
 }
 
 // finish puts the copy where stand's link stands, once it is done: the

@@ -284,13 +284,10 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			changed := false
 			used := false
 			if c.Scan != nil && !c.Scan.MayScrub {
-				if mapFromLog && c.early != nil {
+				if mapFromLog && c.early.stand(dst, c.Path, c.Scan.Size(), c.mod) {
 					// Copied whole: the connection is mapped from the log
 					// itself, through a link where the copy goes, while the
-					// copy made during the scan finishes (finishCopies).
-					if err := c.early.stand(dst, c.Path, c.Scan.Size(), c.mod); err != nil {
-						return nil, err
-					}
+					// copy made during the scan finishes (earlyCopy.finish).
 					used = true
 				} else if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
 					// Copied whole: the copy made during the scan, if it is whole.
