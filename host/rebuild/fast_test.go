@@ -30,14 +30,15 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
 	run := func(fast, fromLog, failCopy bool) string {
-		defer func(b, w int, e, m, f bool) {
-			stagingBuffer, scanWorkers, copyEarly, mapFromLog, failEarlyCopy = b, w, e, m, f
-		}(stagingBuffer, scanWorkers, copyEarly, mapFromLog, failEarlyCopy)
+		defer func(b, w, o int, e, m, f bool) {
+			stagingBuffer, scanWorkers, offlineBatch, copyEarly, mapFromLog, failEarlyCopy = b, w, o, e, m, f
+		}(stagingBuffer, scanWorkers, offlineBatch, copyEarly, mapFromLog, failEarlyCopy)
 		copyEarly, mapFromLog, failEarlyCopy = fast, fromLog, failCopy
 		if fast {
 			stagingBuffer, scanWorkers = 300, 3 // small: lines gathered and lines written at once, many flushes
+			offlineBatch = 3                    // small too: many batches (the configured ones are 256)
 		} else {
-			stagingBuffer, scanWorkers = 0, 1
+			stagingBuffer, scanWorkers, offlineBatch = 0, 1, 0
 		}
 		root := t.TempDir()
 		st, err := store.Open(root)

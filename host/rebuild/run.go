@@ -535,6 +535,11 @@ func storedConnections(st *store.Store, id string) (int, error) {
 // (tests).
 var afterMapping func()
 
+// offlineBatch is the least frames a batch of the rebuild holds
+// (pipeline.OfflineBatchFrames; 0: the configured batch_frames, as before:
+// tests compare).
+var offlineBatch = pipeline.OfflineBatchFrames
+
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only
 // by later connections of the rebuild, after this one's sink is closed,
@@ -550,6 +555,7 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
 	po.Scan = c.Scan
+	po.BatchFrames = max(po.BatchFrames, offlineBatch)
 	if o.Routing != nil {
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}
