@@ -50,6 +50,8 @@ type earlyCopy struct {
 	n    int64
 	err  error
 	used bool // moved to its place (use, finish)
+	// stop makes the copy give up (discard: the copy is not needed).
+	stop atomic.Bool
 
 	// A copy the mapping does not wait for (stand): the link standing
 	// where it goes, the log it links to, and the log's size and
@@ -85,7 +87,7 @@ func startCopy(tmp, src string, byID map[string]*Conn, low bool) *earlyCopy {
 	c := &earlyCopy{path: f.Name(), done: make(chan struct{})}
 	copyIt := func() {
 		defer close(c.done)
-		c.n, c.err = copyInto(f, src)
+		c.n, c.err = copyUntil(f, src, &c.stop)
 		if failEarlyCopy {
 			c.err = errors.New("failed (a test)")
 		}
@@ -213,6 +215,9 @@ func (c *earlyCopy) finish() error {
 func (c *earlyCopy) discard() {
 	if c == nil {
 		return
+	}
+	if !c.used {
+		c.stop.Store(true) // not needed: a rebuild that failed or was interrupted does not wait for the rest
 	}
 	<-c.done
 	if !c.used {

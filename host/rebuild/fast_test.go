@@ -3,10 +3,12 @@ package rebuild
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,5 +209,35 @@ func TestMapFromLogChanged(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) > 1 { // the lock
 		t.Errorf("left in tmp: %v", left)
+	}
+}
+
+// TestCopyUntil: the early copy copies a file of several chunks whole, and
+// gives up at the next chunk once stopped (a discarded copy).
+func TestCopyUntil(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	data := bytes.Repeat([]byte("0123456789abcdef"), (2*copyChunk+12345)/16)
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, "whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	if n, err := copyUntil(out, src, &stop); err != nil || n != int64(len(data)) {
+		t.Fatalf("copied %d of %d: %v", n, len(data), err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "whole")); !bytes.Equal(got, data) {
+		t.Fatal("the copy differs")
+	}
+	out, err = os.Create(filepath.Join(dir, "stopped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop.Store(true)
+	if n, err := copyUntil(out, src, &stop); !errors.Is(err, errCopyStopped) || n != 0 {
+		t.Fatalf("stopped copy: %d bytes, %v", n, err)
 	}
 }
