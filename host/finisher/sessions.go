@@ -32,12 +32,18 @@ const (
 	stateFinishing = "finishing"
 )
 
+// write replaces the marker's content. The file is cut to one byte before the write, not to
+// none: emptying it frees its block once writeback has allocated one, and a file system
+// mounted with discard then discards the block, synchronously without a journal (this
+// project's machine): 1-17 ms of acptap's exit while the wire log was being written back,
+// against 0.01-0.02 ms for the cut to one byte. A reader between the two calls sees "{",
+// unreadable, as it saw the empty file before.
 func (m *Marker) write(s state) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	if err := m.f.Truncate(0); err != nil {
+	if err := m.f.Truncate(1); err != nil {
 		return fmt.Errorf("pending marker: %w", err)
 	}
 	if _, err := m.f.WriteAt(append(b, '\n'), 0); err != nil {
