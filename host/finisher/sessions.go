@@ -25,8 +25,6 @@ type state struct {
 	Sessions []string `json:"sessions,omitempty"`
 	// Spool: the capture's end is in a finisher's memory, not yet in the wire log.
 	Spool *Spool `json:"spool,omitempty"`
-	// Boot: the boot a "mapped" marker was written in (BootID).
-	Boot string `json:"boot,omitempty"`
 }
 
 const (
@@ -83,9 +81,6 @@ func mayWrite(st *store.Store, conn, id string) bool {
 	s, ok := readState(Path(st, conn))
 	if !ok {
 		return false
-	}
-	if s.State == stateMapped && s.Boot != "" && s.Boot == BootID() {
-		return false // its outputs are written; what is left is the wire log's sync
 	}
 	held := true
 	if m, locked, _ := TryLock(st, conn); locked {
