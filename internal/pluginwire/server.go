@@ -57,6 +57,8 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	}
 	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
 	rd := newRequestReader(stream, s.legacy)
+	rd.prep, _ = sess.(Preparer)
+	go rd.run()
 	defer rd.stop()
 	for {
 		req := rd.next()
@@ -91,6 +93,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 type requestReader struct {
 	stream pb.Mapper_MapServer
 	legacy bool
+	prep   Preparer // the session, when it prepares batches (set before run starts)
 	ready  chan request
 	free   chan []sdk.Frame
 	done   chan struct{}
@@ -109,8 +112,18 @@ func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
 		free: make(chan []sdk.Frame, 2), done: make(chan struct{})}
 	r.free <- make([]sdk.Frame, 0, 256)
 	r.free <- make([]sdk.Frame, 0, 256)
-	go r.run()
 	return r
+}
+
+// Preparer is a session that does the first, stateless steps of mapping a
+// batch's frames (parsing, checking) ahead of Map: the request reader calls
+// PrepareFrames on each batch as soon as it is decoded, on its own
+// goroutine, while the batch before is being mapped. The calls come in the
+// order of the batches, each batch's before its Map returns, and for a
+// batch only once the Map of the batch two before it has returned (two
+// frame slices take turns); every batch of the stream is prepared.
+type Preparer interface {
+	PrepareFrames(frames []sdk.Frame)
 }
 
 func (r *requestReader) run() {
@@ -144,7 +157,7 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 		for _, f := range msg.Batch.Frames {
 			frames = asm.add(f, frames)
 		}
-		return request{frames: frames}
+		return r.prepared(frames)
 	case *pb.MapRequest_Packed:
 		if r.legacy {
 			break
@@ -154,11 +167,26 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 			// Declared and reported: the host restarts the plugin.
 			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
 		}
-		return request{frames: frames}
+		return r.prepared(frames)
 	case *pb.MapRequest_Finish:
 		return request{finish: msg.Finish}
 	}
 	return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
+}
+
+// prepared prepares a batch's frames when the session does (Preparer).
+func (r *requestReader) prepared(frames []sdk.Frame) (req request) {
+	if r.prep == nil || len(frames) == 0 {
+		return request{frames: frames}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			clear(frames)
+			req = request{err: status.Errorf(codes.Internal, "map: prepare: mapper panicked: %v", p)}
+		}
+	}()
+	r.prep.PrepareFrames(frames)
+	return request{frames: frames}
 }
 
 // next returns the next request (the stream's end once the reader has
