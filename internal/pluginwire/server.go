@@ -102,9 +102,10 @@ type requestReader struct {
 // request is one decoded request: a batch's frames, the finish, or the
 // stream's end (io.EOF) or failure.
 type request struct {
-	frames []sdk.Frame
-	finish *pb.Finish
-	err    error
+	frames  []sdk.Frame
+	prepare func() // the batch's preparation (Preparer), run beside its Map
+	finish  *pb.Finish
+	err     error
 }
 
 func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
@@ -116,14 +117,16 @@ func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
 }
 
 // Preparer is a session that does the first, stateless steps of mapping a
-// batch's frames (parsing, checking) ahead of Map: the request reader calls
-// PrepareFrames on each batch as soon as it is decoded, on its own
-// goroutine, while the batch before is being mapped. The calls come in the
-// order of the batches, each batch's before its Map returns, and for a
+// batch's frames (parsing, checking) beside Map: the request reader calls
+// PrepareFrames on each batch as soon as it is decoded, hands the batch to
+// Map and runs the function returned on its own goroutine, while Map maps
+// what is prepared (of this batch, or of the batch before when two are in
+// flight). The calls come in the order of the batches, each batch's
+// function run to its end before the next batch is prepared, and for a
 // batch only once the Map of the batch two before it has returned (two
 // frame slices take turns); every batch of the stream is prepared.
 type Preparer interface {
-	PrepareFrames(frames []sdk.Frame)
+	PrepareFrames(frames []sdk.Frame) (run func())
 }
 
 func (r *requestReader) run() {
@@ -140,6 +143,9 @@ func (r *requestReader) run() {
 		case r.ready <- req:
 		case <-r.done:
 			return
+		}
+		if req.prepare != nil {
+			r.runPrepare(req.prepare)
 		}
 		if req.err != nil || req.finish != nil {
 			return
@@ -174,19 +180,22 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 	return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
 }
 
-// prepared prepares a batch's frames when the session does (Preparer).
+// prepared starts preparing a batch's frames when the session does
+// (Preparer): the request carries the work, for run to do once the batch
+// is handed to Map.
 func (r *requestReader) prepared(frames []sdk.Frame) (req request) {
 	if r.prep == nil || len(frames) == 0 {
 		return request{frames: frames}
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			clear(frames)
-			req = request{err: status.Errorf(codes.Internal, "map: prepare: mapper panicked: %v", p)}
-		}
-	}()
-	r.prep.PrepareFrames(frames)
-	return request{frames: frames}
+	return request{frames: frames, prepare: r.prep.PrepareFrames(frames)}
+}
+
+// runPrepare runs a batch's preparation; a panic there (a mapper bug: the
+// session's own preparation ends the batch's work in any case) is not the
+// reader's end.
+func (r *requestReader) runPrepare(fn func()) {
+	defer func() { _ = recover() }()
+	fn()
 }
 
 // next returns the next request (the stream's end once the reader has

@@ -104,6 +104,7 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 	}
 	for i := range frames {
 		if p != nil {
+			p.wait(i)
 			c.pre = &p.res[i]
 		}
 		c.safely(func() { c.checkedFrame(&frames[i]) })

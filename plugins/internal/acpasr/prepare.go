@@ -2,6 +2,8 @@ package acpasr
 
 import (
 	"bytes"
+	"sync"
+	"sync/atomic"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -37,6 +39,12 @@ type preparedBatch struct {
 	first *sdk.Frame
 	n     int
 	res   []prepRes
+	// ready counts the frames prepared; Map waits on c (under mu, with
+	// waiting set) for one not yet.
+	ready   atomic.Int32
+	waiting atomic.Bool
+	mu      sync.Mutex
+	c       *sync.Cond
 }
 
 // prepRes is a frame's prepared answer.
@@ -60,16 +68,21 @@ type prepRes struct {
 }
 
 // PrepareFrames does the mapping's first steps of frames ahead of Map (see
-// above): on a goroutine other than Map's, once for each batch, in the
-// order the batches are mapped, and for a batch only once the batch two
-// before it has been mapped. Once it has been called, every batch must be
-// prepared before it is mapped. A batch Map is given unprepared is mapped
-// from the start (the in-process host does not prepare).
-func (s *Session) PrepareFrames(frames []sdk.Frame) { s.c.prepare(frames) }
+// above) in two parts: PrepareFrames itself marks the batch as being
+// prepared, and the function it returns does the work, frame by frame, on a
+// goroutine other than Map's, while Map (called once PrepareFrames has
+// returned) maps the frames already prepared and waits for the others. It
+// is called once for each batch, in the order the batches are mapped, the
+// function run to its end before the next batch's PrepareFrames, and for a
+// batch only once the batch two before it has been mapped. Once it has
+// been called, every batch must be prepared before it is mapped. A batch
+// Map is given unprepared is mapped from the start (the in-process host
+// does not prepare).
+func (s *Session) PrepareFrames(frames []sdk.Frame) (run func()) { return s.c.prepare(frames) }
 
-func (c *conn) prepare(frames []sdk.Frame) {
+func (c *conn) prepare(frames []sdk.Frame) func() {
 	if len(frames) == 0 {
-		return
+		return func() {}
 	}
 	p := &c.prep.slots[c.prep.next]
 	c.prep.next ^= 1
@@ -78,9 +91,55 @@ func (c *conn) prepare(frames []sdk.Frame) {
 		p.res = append(p.res[:cap(p.res)], make([]prepRes, len(frames)-cap(p.res))...)
 	}
 	p.res = p.res[:len(frames)]
-	for i := range frames {
-		c.prepareFrame(&p.res[i], &frames[i])
+	p.ready.Store(0)
+	return func() {
+		i := 0
+		defer func() { // whatever happens, Map does not wait for ever
+			if i < len(frames) {
+				for ; i < len(frames); i++ {
+					p.res[i] = prepRes{f: &frames[i], panicked: "acpasr: preparing the batch stopped"}
+				}
+				p.publish(len(frames))
+			}
+		}()
+		for i < len(frames) {
+			c.prepareFrame(&p.res[i], &frames[i])
+			i++
+			p.publish(i)
+		}
 	}
+}
+
+// publish says the first n frames are prepared.
+func (p *preparedBatch) publish(n int) {
+	p.ready.Store(int32(n))
+	if p.waiting.Load() {
+		p.mu.Lock()
+		p.cond().Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+// wait waits until frame i is prepared.
+func (p *preparedBatch) wait(i int) {
+	if int(p.ready.Load()) > i {
+		return
+	}
+	p.mu.Lock()
+	p.waiting.Store(true)
+	for int(p.ready.Load()) <= i {
+		p.cond().Wait()
+	}
+	p.waiting.Store(false)
+	p.mu.Unlock()
+}
+
+// cond is the batch's condition (p.mu is held).
+func (p *preparedBatch) cond() *sync.Cond {
+	if p.c == nil {
+		p.c = sync.NewCond(&p.mu)
+	}
+	return p.c
 }
 
 func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame) {
@@ -124,6 +183,7 @@ func (c *conn) takePrepared(frames []sdk.Frame) *preparedBatch {
 // done drops what a mapped batch's answers refer to (the frames, their
 // bytes), keeping the tapes' room for the next batch.
 func (p *preparedBatch) done() {
+	p.wait(p.n - 1) // the preparing goroutine is done with the batch
 	for i := range p.res {
 		r := &p.res[i]
 		tape := r.tape

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
@@ -18,7 +17,8 @@ import (
 // prepares batches (internal/pluginwire's request reader): batches of n
 // frames copied into two frame slices that take turns (so frames of later
 // batches lie at the addresses of earlier ones), each prepared on another
-// goroutine while the batch before it is mapped.
+// goroutine, one batch after the other, while Map maps it and the batch
+// before.
 func mapPrepared(t testing.TB, req sdk.StartRequest, frames []sdk.Frame, n int) []sdk.Output {
 	t.Helper()
 	ctx := context.Background()
@@ -32,36 +32,28 @@ func mapPrepared(t testing.TB, req sdk.StartRequest, frames []sdk.Frame, n int) 
 		k := min(n, len(frames))
 		batches, frames = append(batches, frames[:k]), frames[k:]
 	}
-	bufs := [2][]sdk.Frame{make([]sdk.Frame, 0, n), make([]sdk.Frame, 0, n)}
-	load := func(i int) []sdk.Frame {
-		b := append(bufs[i%2][:0], batches[i]...)
-		bufs[i%2] = b
-		return b
-	}
-	var outs []sdk.Output
-	var next []sdk.Frame
-	if len(batches) > 0 {
-		next = load(0)
-		p.PrepareFrames(next)
-	}
-	for i := range batches {
-		cur := next
-		var wg sync.WaitGroup
-		if i+1 < len(batches) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				next = load(i + 1)
-				p.PrepareFrames(next)
-			}()
+	free := make(chan []sdk.Frame, 2)
+	free <- make([]sdk.Frame, 0, n)
+	free <- make([]sdk.Frame, 0, n)
+	ready := make(chan []sdk.Frame, 1)
+	go func() { // the request reader
+		for _, b := range batches {
+			f := append((<-free)[:0], b...)
+			run := p.PrepareFrames(f)
+			ready <- f
+			run()
 		}
+	}()
+	var outs []sdk.Output
+	for range batches {
+		cur := <-ready
 		o, err := p.Map(ctx, cur)
 		if err != nil {
 			t.Fatal(err)
 		}
 		outs = append(outs, o...)
-		wg.Wait()
 		clear(cur)
+		free <- cur
 	}
 	o, err := p.Finish(ctx, "eof")
 	if err != nil {
