@@ -20,23 +20,32 @@ import (
 // place. ACPTAP_BENCH_EXIT_N runs of each (default 20); p50 and p99 of each,
 // acptap's p99 minus cat's, and how long the mapping went on after acptap
 // had exited (the finisher's work, waited for before the next run).
+// ACPTAP_BENCH_EXIT_KIB, when set, is the backlog in KiB instead, and
+// ACPTAP_BENCH_EXIT_IDLE_MS an idle time after the last byte before the editor
+// closes the agent's stdin (the exit is timed from the close): with a small
+// backlog (64) and an idle of 500, the mapping has caught up when the agent
+// exits, the common end of a session (handed-over-runs 0).
 func BenchmarkRecordExit(b *testing.B) {
 	size := int64(envInt("ACPTAP_BENCH_EXIT_MIB", 8)) << 20
+	if kib := envInt("ACPTAP_BENCH_EXIT_KIB", 0); kib > 0 {
+		size = int64(kib) << 10
+	}
 	runs := envInt("ACPTAP_BENCH_EXIT_N", 20)
 	turns := acpgen.NewStream().TurnsFor(size)
+	idle := time.Duration(envInt("ACPTAP_BENCH_EXIT_IDLE_MS", 0)) * time.Millisecond
 	var cat, tap, mapped, wire []time.Duration
 	handed := -countHanded()
 	for b.Loop() {
 		for range runs {
-			cat = append(cat, runA2C(b, viaCat, turns).exit)
-			t := runA2C(b, viaAcptap, turns)
+			cat = append(cat, runA2CIdle(b, viaCat, turns, idle).exit)
+			t := runA2CIdle(b, viaAcptap, turns, idle)
 			tap, mapped = append(tap, t.exit), append(mapped, t.mapped)
 			wire = append(wire, time.Duration(t.rec.WireMS*float64(time.Millisecond)))
 		}
 	}
 	handed += countHanded()
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(float64(size>>20), "backlog-MiB")
+	b.ReportMetric(float64(size)/(1<<20), "backlog-MiB")
 	b.ReportMetric(ms(percentile(cat, 50)), "cat-exit-p50-ms")
 	b.ReportMetric(ms(percentile(cat, 99)), "cat-exit-p99-ms")
 	b.ReportMetric(ms(percentile(tap, 50)), "acptap-exit-p50-ms")

@@ -241,7 +241,11 @@ func runC2A(b *testing.B, s setup, block []byte, reps int) flowResult {
 
 // runA2C: the source agent writes turns of session/update lines; the
 // editor reads them all.
-func runA2C(b *testing.B, s setup, turns int) flowResult {
+func runA2C(b *testing.B, s setup, turns int) flowResult { return runA2CIdle(b, s, turns, 0) }
+
+// runA2CIdle is runA2C with the editor idle for idle after the last byte before it closes
+// the agent's stdin; the exit is timed from the close.
+func runA2CIdle(b *testing.B, s setup, turns int, idle time.Duration) flowResult {
 	_, agent := binaries(b)
 	c := startChain(b, s, agent, "source", strconv.Itoa(turns))
 	c.request(b, acpgen.InitializeRequest)
@@ -259,8 +263,12 @@ func runA2C(b *testing.B, s setup, turns int) flowResult {
 		}
 	}
 	t1 := time.Now()
-	c.in.Close()
 	r := flowResult{bytes: n, flow: t1.Sub(t0)}
+	if idle > 0 {
+		time.Sleep(idle)
+		t1 = time.Now()
+	}
+	c.in.Close()
 	r.cpu = c.wait(b)
 	r.exit = time.Since(t1)
 	if s == viaAcptap {

@@ -170,6 +170,10 @@ func rebuildPending(env *Env, cfg *config.Config, st *store.Store, logger hclog.
 	results, err := finishPending(context.Background(), env, cfg, st, logger)
 	if report {
 		for _, r := range results {
+			if r.Synced {
+				fmt.Fprintf(env.Stdout, "%s: finished (mapped by its recording; wire log synced)\n", r.Conn)
+				continue
+			}
 			fmt.Fprintf(env.Stdout, "%s: finished, revision %s, %d frames → %d files\n", r.Conn, r.Stats.Revision, r.Stats.Frames, len(r.Streams))
 			for _, s := range r.Streams {
 				fmt.Fprintf(env.Stdout, "  %s\n", s)

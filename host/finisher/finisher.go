@@ -56,6 +56,8 @@ type Result struct {
 	// GaveUp: a plugin gave up before the end of the wire log (declared in
 	// its streams, as the foreground would have).
 	GaveUp bool
+	// Synced: its recording had mapped it; the finisher synced the wire log (Marker.Mapped).
+	Synced bool
 }
 
 // Complete maps the marker's connection from its wire log and removes the
@@ -68,6 +70,10 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	}
 	res := Result{Conn: m.Conn}
 	path := o.Store.WirePath(m.Conn)
+	if ok, err := syncMapped(m, path, log); ok {
+		res.Synced = true
+		return res, err
+	}
 	r, err := wire.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The recording died between its marker and its wire log: there is

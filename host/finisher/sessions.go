@@ -25,6 +25,8 @@ type state struct {
 	Sessions []string `json:"sessions,omitempty"`
 	// Spool: the capture's end is in a finisher's memory, not yet in the wire log.
 	Spool *Spool `json:"spool,omitempty"`
+	// Boot: the boot a "mapped" marker was written in (BootID).
+	Boot string `json:"boot,omitempty"`
 }
 
 const (
@@ -32,12 +34,18 @@ const (
 	stateFinishing = "finishing"
 )
 
+// write replaces the marker's content. The file is cut to one byte before the write, not to
+// none: emptying it frees its block once writeback has allocated one, and a file system
+// mounted with discard then discards the block, synchronously without a journal (this
+// project's machine): 1-17 ms of acptap's exit while the wire log was being written back,
+// against 0.01-0.02 ms for the cut to one byte. A reader between the two calls sees "{",
+// unreadable, as it saw the empty file before.
 func (m *Marker) write(s state) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	if err := m.f.Truncate(0); err != nil {
+	if err := m.f.Truncate(1); err != nil {
 		return fmt.Errorf("pending marker: %w", err)
 	}
 	if _, err := m.f.WriteAt(append(b, '\n'), 0); err != nil {
@@ -75,6 +83,9 @@ func mayWrite(st *store.Store, conn, id string) bool {
 	s, ok := readState(Path(st, conn))
 	if !ok {
 		return false
+	}
+	if s.State == stateMapped && s.Boot != "" && s.Boot == BootID() {
+		return false // its outputs are written; what is left is the wire log's sync
 	}
 	held := true
 	if m, locked, _ := TryLock(st, conn); locked {

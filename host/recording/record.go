@@ -23,6 +23,7 @@ import (
 	"github.com/acptap/acptap/host/store"
 	"github.com/acptap/acptap/host/storesink"
 	"github.com/acptap/acptap/host/tee"
+	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/aep"
 )
@@ -60,7 +61,8 @@ const setupWait = 500 * time.Millisecond
 
 // mappingGrace is how long Shutdown lets the plugins finish once capture
 // has written the wire log to its end: a mapping that is caught up
-// finishes within it and the connection is complete when record exits;
+// finishes within it and its outputs are complete when record exits (a
+// finisher syncs the wire log afterwards: recorder.handSync);
 // one that is behind is handed to a detached finisher (host/finisher) and
 // record exits with the agent at once.
 const mappingGrace = 20 * time.Millisecond
@@ -366,13 +368,24 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 		defer deadline.Stop()
 		select {
 		case <-rec.p.Mapped():
-			// The plugins are not waited for: they die with acptap.
-			wireErr := rec.p.CloseWire()
+			// The plugins are not waited for: they die with acptap. Nor is the disk, where
+			// a finisher can sync the wire log afterwards (handSync).
+			syncLater := len(rec.s.Finisher) > 0 && finisher.BootID() != ""
+			var wireErr error
+			if syncLater {
+				wireErr = rec.p.CloseWireNoSync()
+			} else {
+				wireErr = rec.p.CloseWire()
+			}
 			stats := rec.p.Snapshot()
 			serr := rec.sink.Close()
 			if err := errors.Join(wireErr, serr); err == nil && (rec.outbox == nil || rec.outbox.drained(deadline.C)) {
 				rec.logFinished(code, stats, nil)
-				rec.markDone()
+				if syncLater {
+					rec.handSync()
+				} else {
+					rec.markDone()
+				}
 				return
 			}
 		case <-deadline.C:
@@ -408,6 +421,35 @@ func (rec *recorder) finish(cancel context.CancelFunc, code int) {
 		"gap_frames", stats.GapFrames, "revision", stats.Revision, "plugins", stats.Plugins, "restarts", stats.Restarts,
 		"wire_after_exit_ms", rec.wireMS, "spooled_frames", spooledFrames(spooled),
 		"handed_after_exit_ms", float64(time.Since(agentGone).Microseconds())/1000)
+}
+
+// handSync completes a connection mapped to the end without waiting for the disk: the
+// marker says mapped, and a finisher (the standby, if one waits, else one started now)
+// syncs the wire log and removes the marker (finisher.Mapped). Where neither can be done,
+// the wire log is synced here and the connection completed, as before.
+func (rec *recorder) handSync() {
+	err := rec.marker.Mapped()
+	if err == nil && !rec.standbyWaits() {
+		err = finisher.Spawn(rec.s.Self, rec.finisherArgs(rec.conn), rec.marker)
+	}
+	if err != nil {
+		rec.logger.Debug("wire log synced before the exit", "reason", err)
+		if serr := wire.SyncFile(rec.st.WirePath(rec.conn)); serr != nil {
+			rec.logger.Error("wire log not synced", "error", serr)
+		}
+		rec.markDone()
+		return
+	}
+	rec.marker.Release()
+}
+
+// standbyWaits says whether the standby finisher is started and alive (it takes the marker
+// once this process lets go of it).
+func (rec *recorder) standbyWaits() bool {
+	sb := &rec.standby
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.started && rec.marker.EarlyAlive()
 }
 
 func (rec *recorder) markDone() {
