@@ -57,7 +57,9 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	}
 	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
 	rd := newRequestReader(stream, s.legacy)
-	rd.prep, _ = sess.(Preparer)
+	if os.Getenv(NoPrepareEnv) == "" {
+		rd.prep, _ = sess.(Preparer)
+	}
 	go rd.run()
 	defer rd.stop()
 	for {
@@ -115,6 +117,11 @@ func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
 	r.free <- make([]sdk.Frame, 0, 256)
 	return r
 }
+
+// NoPrepareEnv, set to anything in a plugin's environment, switches the
+// preparation of batches (Preparer) off: the session maps each batch from
+// the start, as before it, for measuring the two in one run.
+const NoPrepareEnv = "ACPTAP_PLUGIN_NO_PREPARE"
 
 // Preparer is a session that does the first, stateless steps of mapping a
 // batch's frames (parsing, checking) beside Map: the request reader calls
