@@ -20,7 +20,7 @@ import (
 
 // maxPreparedEnts is the most tape entries a prepared slot keeps room for
 // between batches (a tape that grew larger for a large frame is dropped).
-const maxPreparedEnts = 512
+const maxPreparedEnts = 128
 
 // preparer holds the two batches that can be prepared at once: the one
 // being mapped and the next. PrepareFrames fills them in turn (next) and
