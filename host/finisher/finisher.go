@@ -112,6 +112,9 @@ func Complete(ctx context.Context, o Options, m *Marker) (Result, error) {
 	po.WirePath, po.Connection, po.Agent = path, m.Conn, hdr.Agent.Command
 	po.Mode, po.FinishReason, po.Sink = sdk.ModeRecord, FinishReason, sink
 	po.Sessions = storesink.Sessions{St: o.Store}
+	// The whole wire log is there, as for rebuild: batches as large as rebuild's (each one
+	// costs the host and every plugin a round of wake-ups whatever its size).
+	po.BatchFrames = max(po.BatchFrames, pipeline.OfflineBatchFrames)
 	if po.Logger == nil {
 		po.Logger = log
 	}

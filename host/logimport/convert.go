@@ -187,6 +187,11 @@ var outputBuffer = 64 << 10
 // conversion (the pipeline's default, 64, is for a recording's bursts).
 var convertFeederDepth = 8
 
+// offlineBatch is the least frames a batch of the conversion holds
+// (pipeline.OfflineBatchFrames; 0: the configured batch_frames, as before:
+// tests compare).
+var offlineBatch = pipeline.OfflineBatchFrames
+
 // prelaunchPlugins off: the pipeline launches its plugins when it starts
 // (tests compare).
 var prelaunchPlugins = true
@@ -346,6 +351,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	po := opts.Pipeline
 	po.WirePath, po.Connection, po.Agent = res.WirePath, res.Connection, nil
 	po.Mode, po.ForceRevision = sdk.ModeConvert, opts.From
+	po.BatchFrames = max(batchOf(opts), offlineBatch)
 	if po.FeederDepth == 0 {
 		// Capture reads a log faster than the plugins map it: a feeder
 		// soon catches up from the wire log whatever its live queue, which

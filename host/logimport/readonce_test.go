@@ -20,7 +20,9 @@ import (
 // overflow the bound half-way (read again), converted again with --force,
 // and into a store that holds a converted log already (hashed first);
 // kept frames are converted with the feeders' queues long enough for all
-// of them (liveKept) and as long as when the input is read again.
+// of them (liveKept) and as long as when the input is read again; the slow
+// way in batches of the configured size, the others of
+// pipeline.OfflineBatchFrames (offlineBatch).
 func TestReadOnceSameStore(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "v1.jsonl")
@@ -50,8 +52,11 @@ func TestReadOnceSameStore(t *testing.T) {
 	writeSyntheticLog(t, other, 64<<10)
 
 	run := func(retain int, inputs ...string) (string, []string) {
-		defer func(n int, l bool) { retainBytes, liveKept = n, l }(retainBytes, liveKept)
+		defer func(n int, l bool, o int) { retainBytes, liveKept, offlineBatch = n, l, o }(retainBytes, liveKept, offlineBatch)
 		retainBytes, liveKept = retain, retain != 1 // 1: kept, and the feeders' queues as when read again
+		if retain == 0 {
+			offlineBatch = 0 // and the configured batches
+		}
 		if retain == 1 {
 			retainBytes = 32 << 20
 		}

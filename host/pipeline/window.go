@@ -64,8 +64,21 @@ type windowCursor struct {
 	next int
 }
 
+// windowBlocks is the most blocks of batch entries the window holds:
+// windowMaxBlocks of the recording's 256-frame batches, in frames, and 4 at
+// least (two batches in flight for each of two feeders, and the next
+// read): the offline modes' larger batches (OfflineBatchFrames) keep the
+// window's frames, not multiply them (the host's peak in a 70 MB rebuild
+// was 72 MB with 16 blocks of 1024 frames, 44 MB with 16 of 256).
+func windowBlocks(batch int) int {
+	if batch <= 256 {
+		return windowMaxBlocks
+	}
+	return max(4, windowMaxBlocks*256/batch)
+}
+
 func newWindow(path string, target uint64, batch int) *window {
-	w := &window{path: path, target: target, batch: batch, maxBlocks: windowMaxBlocks, maxBytes: windowMaxBytes,
+	w := &window{path: path, target: target, batch: batch, maxBlocks: windowBlocks(batch), maxBytes: windowMaxBytes,
 		cursors: map[*windowCursor]bool{}}
 	w.cond = sync.NewCond(&w.mu)
 	return w

@@ -3,10 +3,12 @@ package rebuild
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,13 +31,16 @@ func TestFastPathsSameStore(t *testing.T) {
 		writeConn(t, src, "c-3", t0.Add(2*time.Minute), true),
 		writeConnMCP(t, src, "c-4", t0.Add(3*time.Minute)),
 	}
-	run := func(fast bool) string {
-		defer func(b, w int, e bool) { stagingBuffer, scanWorkers, copyEarly = b, w, e }(stagingBuffer, scanWorkers, copyEarly)
-		copyEarly = fast
+	run := func(fast, fromLog, failCopy bool) string {
+		defer func(b, w, o int, e, m, f bool) {
+			stagingBuffer, scanWorkers, offlineBatch, copyEarly, mapFromLog, failEarlyCopy = b, w, o, e, m, f
+		}(stagingBuffer, scanWorkers, offlineBatch, copyEarly, mapFromLog, failEarlyCopy)
+		copyEarly, mapFromLog, failEarlyCopy = fast, fromLog, failCopy
 		if fast {
 			stagingBuffer, scanWorkers = 300, 3 // small: lines gathered and lines written at once, many flushes
+			offlineBatch = 3                    // small too: many batches (the configured ones are 256)
 		} else {
-			stagingBuffer, scanWorkers = 0, 1
+			stagingBuffer, scanWorkers, offlineBatch = 0, 1, 0
 		}
 		root := t.TempDir()
 		st, err := store.Open(root)
@@ -60,35 +65,56 @@ func TestFastPathsSameStore(t *testing.T) {
 		return root
 	}
 	before := earlyUsed.Load()
-	slow := run(false)
+	slow := run(false, false, false)
 	if earlyUsed.Load() != before {
 		t.Fatal("the slow run used an early copy")
 	}
-	fast := run(true)
-	if earlyUsed.Load() == before {
-		t.Error("the fast run used no early copy")
-	}
-	a, b := storeFiles(t, slow), storeFiles(t, fast)
+	a := storeFiles(t, slow)
 	if len(a) == 0 {
 		t.Fatal("no files")
 	}
-	for name, want := range a {
-		if got, ok := b[name]; !ok {
-			t.Errorf("%s: missing from the fast store", name)
-		} else if !bytes.Equal(got, want) {
-			t.Errorf("%s differs:\nslow %s\nfast %s", name, want, got)
+	for _, m := range []struct {
+		name              string
+		fromLog, failCopy bool
+	}{{"the early copy mapped", false, false}, {"mapped from the log while it is copied", true, false}, {"mapped from the log, the early copy failed", true, true}} {
+		before := earlyUsed.Load()
+		fast := run(true, m.fromLog, m.failCopy)
+		if used := earlyUsed.Load() != before; used == m.failCopy {
+			t.Errorf("%s: early copy used %v", m.name, used)
 		}
-	}
-	for name := range b {
-		if _, ok := a[name]; !ok {
-			t.Errorf("%s: only in the fast store", name)
+		sameStore(t, m.name, a, storeFiles(t, fast))
+		if left, _ := filepath.Glob(filepath.Join(fast, "tmp", "import-*")); len(left) > 0 {
+			t.Errorf("%s: copies left: %v", m.name, left)
+		}
+		if links, _ := filepath.Glob(filepath.Join(fast, "wire", "*")); len(links) == 0 {
+			t.Errorf("%s: no wire logs", m.name)
+		} else {
+			for _, l := range links {
+				if fi, err := os.Lstat(l); err != nil || !fi.Mode().IsRegular() {
+					t.Errorf("%s: %s is not a regular file", m.name, l)
+				}
+			}
 		}
 	}
 	if w := a[filepath.Join("wire", "c-4.jsonl")]; len(w) == 0 || bytes.Contains(w, []byte("s3cret")) {
 		t.Errorf("the import was not scrubbed:\n%s", w)
 	}
-	if left, _ := filepath.Glob(filepath.Join(fast, "tmp", "import-*")); len(left) > 0 {
-		t.Errorf("copies left: %v", left)
+}
+
+// sameStore fails unless the stores' files (storeFiles) are the same.
+func sameStore(t *testing.T, name string, a, b map[string][]byte) {
+	t.Helper()
+	for f, want := range a {
+		if got, ok := b[f]; !ok {
+			t.Errorf("%s: %s missing from the fast store", name, f)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s: %s differs:\nslow %s\nfast %s", name, f, want, got)
+		}
+	}
+	for f := range b {
+		if _, ok := a[f]; !ok {
+			t.Errorf("%s: %s only in the fast store", name, f)
+		}
 	}
 }
 
@@ -152,4 +178,66 @@ func writeConnMCP(t *testing.T, dir, conn string, at time.Time) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestMapFromLogChanged: a log from outside the store mapped from the file
+// itself (mapFromLog) that changes before its copy is put in place fails
+// the rebuild, and the store is left as it was: no wire log, no session.
+func TestMapFromLogChanged(t *testing.T) {
+	defer func(m bool, h func()) { mapFromLog, afterMapping = m, h }(mapFromLog, afterMapping)
+	mapFromLog = true
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	src := writeConn(t, t.TempDir(), "c-3", t0, false)
+	afterMapping = func() {
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(src, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	st, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := Run(context.Background(), options(st, "", &out, nil), Request{Files: []string{src}}); err == nil ||
+		!strings.Contains(err.Error(), "changed while it was rebuilt") {
+		t.Fatalf("err %v, want the log changed\n%s", err, out.String())
+	}
+	if files := storeFiles(t, root); len(files) > 0 {
+		t.Errorf("the store changed: %v", files)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "tmp", "*")); len(left) > 1 { // the lock
+		t.Errorf("left in tmp: %v", left)
+	}
+}
+
+// TestCopyUntil: the early copy copies a file of several chunks whole, and
+// gives up at the next chunk once stopped (a discarded copy).
+func TestCopyUntil(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	data := bytes.Repeat([]byte("0123456789abcdef"), (2*copyChunk+12345)/16)
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, "whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	if n, err := copyUntil(out, src, &stop); err != nil || n != int64(len(data)) {
+		t.Fatalf("copied %d of %d: %v", n, len(data), err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "whole")); !bytes.Equal(got, data) {
+		t.Fatal("the copy differs")
+	}
+	out, err = os.Create(filepath.Join(dir, "stopped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop.Store(true)
+	if n, err := copyUntil(out, src, &stop); !errors.Is(err, errCopyStopped) || n != 0 {
+		t.Fatalf("stopped copy: %d bytes, %v", n, err)
+	}
 }

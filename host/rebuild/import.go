@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
@@ -119,11 +120,41 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 // copyInto copies the file at src into out (copy_file_range on Linux), syncs and closes
 // out, and returns the bytes copied.
 func copyInto(out *os.File, src string) (int64, error) {
+	return copyUntil(out, src, nil)
+}
+
+// copyChunk is how many bytes copyUntil copies between looks at stop.
+const copyChunk = 16 << 20
+
+// errCopyStopped is copyUntil's error when stop was set.
+var errCopyStopped = errors.New("copy stopped")
+
+// copyUntil is copyInto that gives up, with errCopyStopped, once stop
+// (nil: never) is set: it looks between chunks of copyChunk bytes (each
+// one copy_file_range still).
+func copyUntil(out *os.File, src string, stop *atomic.Bool) (int64, error) {
 	in, err := os.Open(src)
 	var n int64
 	if err == nil {
-		n, err = io.Copy(out, in)
+		for {
+			if stop != nil && stop.Load() {
+				err = errCopyStopped
+				break
+			}
+			k, cerr := io.CopyN(out, in, copyChunk)
+			n += k
+			if cerr != nil {
+				if !errors.Is(cerr, io.EOF) {
+					err = cerr
+				}
+				break
+			}
+		}
 		in.Close()
+	}
+	if errors.Is(err, errCopyStopped) {
+		out.Close()
+		return n, err
 	}
 	if err == nil {
 		err = out.Sync()

@@ -164,7 +164,7 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}()
 	for _, f := range req.Files {
 		// A log from outside the store is copied in while it is scanned.
-		cp := startCopy(tmp, f, byID)
+		cp := startCopy(tmp, f, byID, mapFromLog)
 		early = append(early, cp)
 		c, err := scanConn(f)
 		if err != nil {
@@ -284,8 +284,13 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			changed := false
 			used := false
 			if c.Scan != nil && !c.Scan.MayScrub {
-				// Copied whole: the copy made during the scan, if it is whole.
-				if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
+				if mapFromLog && c.early.stand(dst, c.Path, c.Scan.Size(), c.mod) {
+					// Copied whole: the connection is mapped from the log
+					// itself, through a link where the copy goes, while the
+					// copy made during the scan finishes (earlyCopy.finish).
+					used = true
+				} else if used, err = c.early.use(dst, c.Scan.Size()); err != nil {
+					// Copied whole: the copy made during the scan, if it is whole.
 					return nil, err
 				}
 			}
@@ -326,6 +331,14 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		}
 	}
 	prog.end()
+	if afterMapping != nil {
+		afterMapping()
+	}
+	for _, c := range todo {
+		if err := c.early.finish(); err != nil {
+			return nil, fmt.Errorf("%s: %w; the store is unchanged", c.Shown, err)
+		}
+	}
 	for _, s := range sortedKeys(res.Stale) {
 		more := ""
 		if n := stale[s]; n > 1 {
@@ -517,6 +530,16 @@ func storedConnections(st *store.Store, id string) (int, error) {
 	return n, nil
 }
 
+// afterMapping, when set, is called once every connection is mapped, before
+// the copies of the logs mapped from outside the store are put in place
+// (tests).
+var afterMapping func()
+
+// offlineBatch is the least frames a batch of the rebuild holds
+// (pipeline.OfflineBatchFrames; 0: the configured batch_frames, as before:
+// tests compare).
+var offlineBatch = pipeline.OfflineBatchFrames
+
 // stagingBuffer is how many bytes of lines each staging file gathers
 // before a write (storesink.Sink.Buffer): the staging store is read only
 // by later connections of the rebuild, after this one's sink is closed,
@@ -532,6 +555,7 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	po.WirePath, po.Connection, po.Agent, po.Mode = c.Path, c.ID(), c.Header.Agent.Command, sdk.ModeRebuild
 	po.Sink, po.Sessions, po.ResolveSessions = sink, storesink.Sessions{St: st2}, true
 	po.Scan = c.Scan
+	po.BatchFrames = max(po.BatchFrames, offlineBatch)
 	if o.Routing != nil {
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/acptap/acptap/host/pipeline"
 	"github.com/acptap/acptap/host/wire"
@@ -32,6 +33,8 @@ type Conn struct {
 	// early is the copy of an imported log made while it was scanned
 	// (nil: none).
 	early *earlyCopy
+	// mod is the log's modification time before it was scanned.
+	mod time.Time
 }
 
 // ID is the connection id.
@@ -60,7 +63,7 @@ func scanConn(path string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: scan.Sessions, Size: fi.Size(), Scan: scan}, nil
+	return &Conn{Path: abs, Shown: path, Header: hdr, Sessions: scan.Sessions, Size: fi.Size(), Scan: scan, mod: fi.ModTime()}, nil
 }
 
 // storeWire lists the wire logs under dir (<store>/wire), sorted by name.

@@ -16,7 +16,8 @@ import (
 // the import of a log from outside the store, the pipeline's first pass —
 // up to the plugins' first session start, with plugins in process that
 // map nothing, the import copied while the log is scanned (copyEarly) and
-// after, alternately; and the whole rebuild. The log is
+// after, and mapped from the log while it is copied (mapFromLog), in
+// turn; and the whole rebuild. The log is
 // ACPTAP_BENCH_WIRE (skipped without one: record one with BenchmarkRebuild
 // and ACPTAP_BENCH_KEEP=1).
 //
@@ -26,12 +27,12 @@ func BenchmarkRebuildStart(b *testing.B) {
 	if path == "" {
 		b.Skip("ACPTAP_BENCH_WIRE names no wire log")
 	}
-	var start, all [2]time.Duration
-	var n [2]int
-	defer func(e bool) { copyEarly = e }(copyEarly)
+	var start, all [3]time.Duration
+	var n [3]int
+	defer func(e, m bool) { copyEarly, mapFromLog = e, m }(copyEarly, mapFromLog)
 	for i := 0; b.Loop(); i++ {
-		k := i % 2
-		copyEarly = k == 1
+		k := i % 3
+		copyEarly, mapFromLog = k >= 1, k == 2
 		b.StopTimer()
 		st, err := store.Open(b.TempDir())
 		if err != nil {
@@ -53,7 +54,7 @@ func BenchmarkRebuildStart(b *testing.B) {
 		start[k] += started.Sub(t0)
 		n[k]++
 	}
-	for k, name := range []string{"copy-after", "copy-early"} {
+	for k, name := range []string{"copy-after", "copy-early", "from-log"} {
 		if n[k] > 0 {
 			b.ReportMetric(float64(start[k].Milliseconds())/float64(n[k]), name+"-start-ms")
 			b.ReportMetric(float64(all[k].Milliseconds())/float64(n[k]), name+"-all-ms")

@@ -150,45 +150,32 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 		}
 		c := p[k]
 		switch {
-		case c == '"':
-			p = p[k+1:]
-			goto end
-		case c == '\\':
+		case c == '\\': // first: a line's escapes outnumber its one closing quote
 			if k+1 >= len(p) {
 				return e, false
 			}
-			switch p[k+1] {
-			case '"', '\\', '/':
-				out[j] = p[k+1]
-			case 'n':
-				out[j] = '\n'
-			case 'r':
-				out[j] = '\r'
-			case 't':
-				out[j] = '\t'
-			case 'b':
-				out[j] = '\b'
-			case 'f':
-				out[j] = '\f'
-			case 'u':
-				// \u00XX below 0x80 only: others (surrogates, non-ASCII)
-				// go to encoding/json.
-				if k+5 >= len(p) || p[k+2] != '0' || p[k+3] != '0' {
-					return e, false
-				}
-				hi, lo := unhex(p[k+4]), unhex(p[k+5])
-				if hi < 0 || lo < 0 || hi > 7 {
-					return e, false
-				}
-				out[j] = byte(hi<<4 | lo)
+			if d := unescaped[p[k+1]]; d != 0 {
+				out[j] = d
 				j++
-				i = k + 6
+				i = k + 2
 				continue
-			default:
+			}
+			// \u00XX below 0x80 only: others (surrogates, non-ASCII) go
+			// to encoding/json.
+			if p[k+1] != 'u' || k+5 >= len(p) || p[k+2] != '0' || p[k+3] != '0' {
 				return e, false
 			}
+			hi, lo := unhex(p[k+4]), unhex(p[k+5])
+			if hi < 0 || lo < 0 || hi > 7 {
+				return e, false
+			}
+			out[j] = byte(hi<<4 | lo)
 			j++
-			i = k + 2
+			i = k + 6
+			continue
+		case c == '"':
+			p = p[k+1:]
+			goto end
 		case c < 0x20:
 			return e, false // invalid JSON
 		default:
@@ -211,6 +198,10 @@ end:
 	e.Type, e.Seq, e.Line = TypeFrame, seq, out[:j:j]
 	return e, true
 }
+
+// unescaped is the byte each two-byte escape stands for (\" \\ \/ \b \f
+// \n \r \t), by the byte after the backslash; 0: not one of those.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func unhex(c byte) int {
 	switch {

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -119,6 +120,30 @@ func TestFastDecodeWordBoundaries(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkFastDecode decodes the frame entries of ACPTAP_BENCH_WIRE (a
+// wire log; skipped without one) with fastDecodeFrame, into reused memory
+// as the planning scan does.
+//
+//	ACPTAP_BENCH_WIRE=/path/to/wire.jsonl go test -run '^$' -bench FastDecode ./host/wire/
+func BenchmarkFastDecode(b *testing.B) {
+	path := os.Getenv("ACPTAP_BENCH_WIRE")
+	if path == "" {
+		b.Skip("ACPTAP_BENCH_WIRE names no wire log")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	slab := &lineSlab{reuse: true}
+	for b.Loop() {
+		for _, l := range lines {
+			fastDecodeFrame(l, slab)
 		}
 	}
 }

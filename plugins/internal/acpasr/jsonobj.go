@@ -276,6 +276,11 @@ func isJSONNumber(v json.RawMessage) bool {
 
 // compact returns v without insignificant whitespace.
 func compact(v json.RawMessage) json.RawMessage {
+	if jsonscan.Compact(v) {
+		// Already compact (what a peer writes): json.Compact would copy it as it is, at a
+		// third of the speed. A copy still: v lies in a request buffer that is reused.
+		return append(json.RawMessage(nil), v...)
+	}
 	var b bytes.Buffer
 	if json.Compact(&b, v) != nil {
 		return v
