@@ -18,9 +18,15 @@ import (
 // PrepareFrames there, so that this work runs beside the mapping of the
 // batch before, and Map takes the answers instead of doing it again.
 
-// maxPreparedEnts is the most tape entries a prepared slot keeps room for
-// between batches (a tape that grew larger for a large frame is dropped).
+// maxPreparedEnts is the most tape entries a prepared frame's tape keeps
+// room for between batches (a tape that grew larger for a large frame is
+// dropped).
 const maxPreparedEnts = 128
+
+// maxSlotEnts is the most tape entries a prepared slot keeps room for in
+// all (its batch's frames together; the tapes beyond are dropped): with the
+// offline feeders' batches of 1,024 frames, ~20 entries a frame here.
+const maxSlotEnts = 1 << 15
 
 // preparer holds the two batches that can be prepared at once: the one
 // being mapped and the next. PrepareFrames fills them in turn (next) and
@@ -184,13 +190,15 @@ func (c *conn) takePrepared(frames []sdk.Frame) *preparedBatch {
 // bytes), keeping the tapes' room for the next batch.
 func (p *preparedBatch) done() {
 	p.wait(p.n - 1) // the preparing goroutine is done with the batch
+	kept := 0
 	for i := range p.res {
 		r := &p.res[i]
 		tape := r.tape
 		tape.Release()
-		if cap(tape.Ents) > maxPreparedEnts || cap(tape.Conts) > maxPreparedEnts {
+		if cap(tape.Ents) > maxPreparedEnts || cap(tape.Conts) > maxPreparedEnts || kept+cap(tape.Ents) > maxSlotEnts {
 			tape = jsonscan.Tape{}
 		}
+		kept += cap(tape.Ents)
 		*r = prepRes{tape: tape}
 	}
 	p.first, p.n = nil, 0
