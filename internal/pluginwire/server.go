@@ -57,6 +57,10 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	}
 	out := outputSender{stream: stream, packed: !s.legacy && hasFeature(start.WireFeatures, FeaturePacked)}
 	rd := newRequestReader(stream, s.legacy)
+	if os.Getenv(NoPrepareEnv) == "" {
+		rd.prep, _ = sess.(Preparer)
+	}
+	go rd.run()
 	defer rd.stop()
 	for {
 		req := rd.next()
@@ -91,6 +95,7 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 type requestReader struct {
 	stream pb.Mapper_MapServer
 	legacy bool
+	prep   Preparer // the session, when it prepares batches (set before run starts)
 	ready  chan request
 	free   chan []sdk.Frame
 	done   chan struct{}
@@ -99,9 +104,10 @@ type requestReader struct {
 // request is one decoded request: a batch's frames, the finish, or the
 // stream's end (io.EOF) or failure.
 type request struct {
-	frames []sdk.Frame
-	finish *pb.Finish
-	err    error
+	frames  []sdk.Frame
+	prepare func() // the batch's preparation (Preparer), run beside its Map
+	finish  *pb.Finish
+	err     error
 }
 
 func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
@@ -109,8 +115,25 @@ func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
 		free: make(chan []sdk.Frame, 2), done: make(chan struct{})}
 	r.free <- make([]sdk.Frame, 0, 256)
 	r.free <- make([]sdk.Frame, 0, 256)
-	go r.run()
 	return r
+}
+
+// NoPrepareEnv, set to anything in a plugin's environment, switches the
+// preparation of batches (Preparer) off: the session maps each batch from
+// the start, as before it, for measuring the two in one run.
+const NoPrepareEnv = "ACPTAP_PLUGIN_NO_PREPARE"
+
+// Preparer is a session that does the first, stateless steps of mapping a
+// batch's frames (parsing, checking) beside Map: the request reader calls
+// PrepareFrames on each batch as soon as it is decoded, hands the batch to
+// Map and runs the function returned on its own goroutine, while Map maps
+// what is prepared (of this batch, or of the batch before when two are in
+// flight). The calls come in the order of the batches, each batch's
+// function run to its end before the next batch is prepared, and for a
+// batch only once the Map of the batch two before it has returned (two
+// frame slices take turns); every batch of the stream is prepared.
+type Preparer interface {
+	PrepareFrames(frames []sdk.Frame) (run func())
 }
 
 func (r *requestReader) run() {
@@ -128,6 +151,9 @@ func (r *requestReader) run() {
 		case <-r.done:
 			return
 		}
+		if req.prepare != nil {
+			r.runPrepare(req.prepare)
+		}
 		if req.err != nil || req.finish != nil {
 			return
 		}
@@ -144,7 +170,7 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 		for _, f := range msg.Batch.Frames {
 			frames = asm.add(f, frames)
 		}
-		return request{frames: frames}
+		return r.prepared(frames)
 	case *pb.MapRequest_Packed:
 		if r.legacy {
 			break
@@ -154,11 +180,29 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 			// Declared and reported: the host restarts the plugin.
 			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
 		}
-		return request{frames: frames}
+		return r.prepared(frames)
 	case *pb.MapRequest_Finish:
 		return request{finish: msg.Finish}
 	}
 	return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
+}
+
+// prepared starts preparing a batch's frames when the session does
+// (Preparer): the request carries the work, for run to do once the batch
+// is handed to Map.
+func (r *requestReader) prepared(frames []sdk.Frame) (req request) {
+	if r.prep == nil || len(frames) == 0 {
+		return request{frames: frames}
+	}
+	return request{frames: frames, prepare: r.prep.PrepareFrames(frames)}
+}
+
+// runPrepare runs a batch's preparation; a panic there (a mapper bug: the
+// session's own preparation ends the batch's work in any case) is not the
+// reader's end.
+func (r *requestReader) runPrepare(fn func()) {
+	defer func() { _ = recover() }()
+	fn()
 }
 
 // next returns the next request (the stream's end once the reader has

@@ -34,7 +34,12 @@ type conn struct {
 	agent      *agentInfo
 	gap        bool         // a capture gap was seen on this connection
 	schema     *schemaCheck // nil until the first line frame Map checks
-	ft         frameTape    // the frame being mapped, parsed (tape.go)
+	// conforming is the last frame the check passed: it is JSON, so the
+	// mapping does not validate it again (parseRPC).
+	conforming *sdk.Frame
+	prep       preparer  // batches prepared ahead of Map (prepare.go)
+	pre        *prepRes  // the prepared answer of the frame being checked
+	ft         frameTape // the frame being mapped, parsed (tape.go)
 	ord        uint64
 	cur        *sdk.Frame
 	hint       Hint      // the current frame's, when a translator made it
@@ -87,6 +92,10 @@ func newConn(opts Options, req sdk.StartRequest) *conn {
 
 // Map maps frames in order and returns the outputs they produced.
 func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	p := c.takePrepared(frames) // nil unless PrepareFrames was given frames
+	if p != nil {
+		defer p.done()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -94,7 +103,12 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 		return nil, errFinished
 	}
 	for i := range frames {
+		if p != nil {
+			p.wait(i)
+			c.pre = &p.res[i]
+		}
 		c.safely(func() { c.checkedFrame(&frames[i]) })
+		c.pre = nil
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil // do not keep the caller's frames alive
@@ -243,7 +257,7 @@ func (c *conn) frame(f *sdk.Frame) {
 	if c.ft.holds(f, data) {
 		m, err = parseRPCTape(&c.ft, data)
 	} else {
-		m, err = parseRPCChecked(f, data, c.schema != nil && c.schema.conforming == f)
+		m, err = parseRPCChecked(f, data, c.conforming == f)
 	}
 	if err != nil {
 		c.diag(sdk.SeverityError, "", "malformed JSON-RPC message", err.Error())

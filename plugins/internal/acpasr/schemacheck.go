@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -20,9 +21,6 @@ const summaryNonconforming = "nonconforming frame: it does not conform to the of
 type schemaCheck struct {
 	off bool
 	chk *acpschema.Checker
-	// conforming is the last frame the check passed: it is JSON, so the
-	// mapping does not validate it again (parseRPC).
-	conforming *sdk.Frame
 }
 
 // checkSchema reports whether frames are checked (the default).
@@ -72,16 +70,63 @@ func (c *conn) checkedAs(f *sdk.Frame, mapIt func()) {
 
 // checkFrame checks a line frame; it returns the problem, or "" when the
 // frame conforms, is not checked, or is not JSON at all (frame reports
-// that), and in a batch the entries that do not conform.
+// that), and in a batch the entries that do not conform. A frame the
+// session prepared (PrepareFrames) takes the answer found then.
 func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 	// Frames of later batches may lie at the same address: the mark is the
 	// check's answer for this frame only.
-	if c.schema != nil {
-		c.schema.conforming = nil
+	c.conforming = nil
+	if r := c.pre; r != nil && r.f == f {
+		return c.preparedCheck(r)
 	}
-	if f.Kind != sdk.KindLine {
+	if f.Kind != sdk.KindLine || (f.Dir != sdk.C2A && f.Dir != sdk.A2C) {
 		return "", nil
 	}
+	if initErr := c.initSchema(f); initErr != "" {
+		c.cur = f
+		c.diag(sdk.SeverityError, "", sdk.SummaryInternal, initErr)
+		return "", nil
+	}
+	if c.schema == nil || c.schema.off {
+		return "", nil
+	}
+	parsed := c.ft.parse(f)
+	msg, entries, ok := c.schema.check(f, &c.ft.t, parsed)
+	if ok {
+		c.conforming = f
+	}
+	return msg, entries
+}
+
+// initSchema makes the connection's schema check on its first line frame
+// of a known direction (c.schema stays nil before); it returns the
+// diagnostic's detail when the check cannot be made (it is off then).
+func (c *conn) initSchema(f *sdk.Frame) string {
+	if c.schema != nil || (f.Dir != sdk.C2A && f.Dir != sdk.A2C) {
+		return ""
+	}
+	c.schema = &schemaCheck{off: !c.cfg.checkSchema()}
+	if c.schema.off {
+		return ""
+	}
+	v := c.opts.Schema
+	if v == 0 {
+		v = acpschema.V2
+	}
+	chk, err := acpschema.NewChecker(v)
+	if err != nil {
+		c.schema.off = true
+		return "schema check off: " + err.Error()
+	}
+	chk.SetTolerant(true) // a recording may start mid-conversation
+	c.schema.chk = chk
+	return ""
+}
+
+// check checks the line frame f (of a known direction), whose tape t is
+// when parsed: the problem and the entries as checkFrame returns them, and
+// whether f conforms.
+func (s *schemaCheck) check(f *sdk.Frame, t *jsonscan.Tape, parsed bool) (string, []int, bool) {
 	var from acpschema.Sender
 	switch f.Dir {
 	case sdk.C2A:
@@ -89,47 +134,25 @@ func (c *conn) checkFrame(f *sdk.Frame) (string, []int) {
 	case sdk.A2C:
 		from = acpschema.Agent
 	default:
-		return "", nil
-	}
-	if c.schema == nil {
-		c.schema = &schemaCheck{off: !c.cfg.checkSchema()}
-		if !c.schema.off {
-			v := c.opts.Schema
-			if v == 0 {
-				v = acpschema.V2
-			}
-			chk, err := acpschema.NewChecker(v)
-			if err != nil {
-				c.schema.off = true
-				c.cur = f
-				c.diag(sdk.SeverityError, "", sdk.SummaryInternal, "schema check off: "+err.Error())
-				return "", nil
-			}
-			chk.SetTolerant(true) // a recording may start mid-conversation
-			c.schema.chk = chk
-		}
-	}
-	if c.schema.off {
-		return "", nil
+		return "", nil, false
 	}
 	var err error
-	if c.ft.parse(f) {
-		err = c.schema.chk.CheckParsed(from, f.Data, &c.ft.t)
+	if parsed {
+		err = s.chk.CheckParsed(from, f.Data, t)
 	} else {
-		err = c.schema.chk.Check(from, f.Data)
+		err = s.chk.Check(from, f.Data)
 	}
 	if err == nil {
-		c.schema.conforming = f
-		return "", nil
+		return "", nil, true
 	}
 	if !json.Valid(f.Data) {
-		return "", nil
+		return "", nil, false
 	}
 	var e *acpschema.Error
 	if errors.As(err, &e) {
-		return e.Msg, e.Entries
+		return e.Msg, e.Entries, false
 	}
-	return err.Error(), nil
+	return err.Error(), nil, false
 }
 
 // frameSessions returns the sessions the non-conforming messages of a

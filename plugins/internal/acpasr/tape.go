@@ -22,6 +22,8 @@ type frameTape struct {
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
 	data []byte // the frame's copy the objects alias (parseRPCTape)
+	// pdata is that copy made ahead (PrepareFrames), for parseRPCTape.
+	pdata []byte
 	// slab holds the members of the current frame's objects (objAt): one
 	// allocation a frame, not one per object; a new one for each frame,
 	// since objects outlive their frame.
@@ -74,7 +76,7 @@ func (c *strCache) text(v []byte) (string, bool) {
 // parse parses f's data into the tape; it reports whether the tape took it.
 func (ft *frameTape) parse(f *sdk.Frame) bool {
 	ft.gen++
-	ft.f, ft.data, ft.slab = f, nil, nil
+	ft.f, ft.data, ft.slab, ft.pdata = f, nil, nil, nil
 	ft.ok = ft.t.Parse(f.Data)
 	return ft.ok
 }
@@ -87,7 +89,7 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
-	ft.f, ft.data, ft.ok, ft.slab = nil, nil, false, nil
+	ft.f, ft.data, ft.ok, ft.slab, ft.pdata = nil, nil, false, nil, nil
 }
 
 // objAt builds the object that is the tape's entry e, its values aliasing
@@ -133,7 +135,11 @@ func (m kv) nested() (obj, bool) {
 // read from the tape's top level (as sdk.Frame.RPC reads it) and params,
 // result and error are built from the tape.
 func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
-	ft.data = bytes.Clone(data)
+	if ft.pdata != nil && len(ft.pdata) == len(data) {
+		ft.data, ft.pdata = ft.pdata, nil // the copy PrepareFrames made of data
+	} else {
+		ft.data = bytes.Clone(data)
+	}
 	t := &ft.t
 	root := t.Root()
 	if root.C < 0 || data[root.V0] != '{' {

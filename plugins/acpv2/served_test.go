@@ -1,0 +1,132 @@
+package acpv2
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/mappertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestServedSameAsInProcess: the plugin served over gRPC (the server
+// prepares each batch while the one before is mapped: pluginwire.Preparer),
+// driven with two batches in flight as the offline feeders drive it and
+// one at a time, writes exactly the outputs of the mapper called in this
+// process, over the fixtures and the malformed corpus.
+func TestServedSameAsInProcess(t *testing.T) {
+	if _, ok := any(New()).(sdk.Mapper); !ok {
+		t.Fatal("not a mapper")
+	}
+	sess, err := New().Start(context.Background(), startReq(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sess.(pluginwire.Preparer); !ok {
+		t.Fatalf("%T does not prepare batches", sess)
+	}
+	m, stop, err := pluginwire.ServeInProcess(New(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	corpora := map[string][]sdk.Frame{
+		"turn":      loadFrames(t, "turn"),
+		"full":      loadFrames(t, "full"),
+		"malformed": mappertest.Malformed(base),
+	}
+	for name, frames := range corpora {
+		for _, config := range []string{"", `{"checkSchema":false}`} {
+			want := mappertest.Run(t, New(), startReq(config), frames, 0)
+			for _, n := range []int{1, 5, 64} {
+				for _, pipelined := range []bool{false, true} {
+					got := normal(mapServed(t, m, startReq(config), frames, n, pipelined))
+					if reflect.DeepEqual(normal(want), got) {
+						continue
+					}
+					t.Fatalf("%s, config %q, batches of %d, pipelined %v: served outputs differ (-in process +served):\n%s",
+						name, config, n, pipelined, cmp.Diff(want, got))
+				}
+			}
+		}
+	}
+}
+
+// mapServed maps frames in batches of n over m, with two batches in
+// flight when pipelined (Submit, then Collect the oldest).
+func mapServed(t *testing.T, m sdk.Mapper, req sdk.StartRequest, frames []sdk.Frame, n int, pipelined bool) []sdk.Output {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := m.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []sdk.Output
+	if !pipelined {
+		return mustRun(t, ctx, sess, frames, n)
+	}
+	ps, ok := sess.(interface {
+		Submit(ctx context.Context, frames []sdk.Frame) error
+		Collect(ctx context.Context) ([]sdk.Output, error)
+	})
+	if !ok {
+		t.Fatalf("%T has no pipelined batches", sess)
+	}
+	inFlight := 0
+	for len(frames) > 0 || inFlight > 0 {
+		if len(frames) > 0 && inFlight < 2 {
+			k := min(n, len(frames))
+			if err := ps.Submit(ctx, frames[:k]); err != nil {
+				t.Fatal(err)
+			}
+			frames, inFlight = frames[k:], inFlight+1
+			continue
+		}
+		o, err := ps.Collect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, inFlight = append(outs, o...), inFlight-1
+	}
+	o, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(outs, o...)
+}
+
+func mustRun(t *testing.T, ctx context.Context, sess sdk.Session, frames []sdk.Frame, n int) []sdk.Output {
+	t.Helper()
+	var outs []sdk.Output
+	for len(frames) > 0 {
+		k := min(n, len(frames))
+		o, err := sess.Map(ctx, frames[:k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, frames = append(outs, o...), frames[k:]
+	}
+	o, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(outs, o...)
+}
+
+// normal is outs with an empty JSON or seq list as nil (the transport does
+// not tell them apart).
+func normal(outs []sdk.Output) []sdk.Output {
+	out := make([]sdk.Output, len(outs))
+	for i, o := range outs {
+		if len(o.JSON) == 0 {
+			o.JSON = nil
+		}
+		if len(o.FrameSeqs) == 0 {
+			o.FrameSeqs = nil
+		}
+		out[i] = o
+	}
+	return out
+}
