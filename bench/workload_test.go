@@ -12,6 +12,7 @@ import (
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/plugins/acpv2"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/mappertest"
 )
 
 // sessionLines is the connection the plugin and memory benchmarks replay:
@@ -122,20 +123,7 @@ func TestWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs []sdk.Output
-	for len(frames) > 0 {
-		k := min(256, len(frames))
-		o, err := sess.Map(ctx, frames[:k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, frames = append(outs, o...), frames[k:]
-	}
-	o, err := sess.Finish(ctx, "eof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs = append(outs, o...)
+	outs := mappertest.MapAll(t, ctx, sess, frames, 256)
 	kinds := map[sdk.OutputKind]int{}
 	for _, o := range outs {
 		kinds[o.Kind]++

@@ -65,7 +65,7 @@ func mapServed(t *testing.T, m sdk.Mapper, req sdk.StartRequest, frames []sdk.Fr
 	}
 	var outs []sdk.Output
 	if !pipelined {
-		return mustRun(t, ctx, sess, frames, n)
+		return mappertest.MapAll(t, ctx, sess, frames, n)
 	}
 	ps, ok := sess.(interface {
 		Submit(ctx context.Context, frames []sdk.Frame) error
@@ -89,24 +89,6 @@ func mapServed(t *testing.T, m sdk.Mapper, req sdk.StartRequest, frames []sdk.Fr
 			t.Fatal(err)
 		}
 		outs, inFlight = append(outs, o...), inFlight-1
-	}
-	o, err := sess.Finish(ctx, "eof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(outs, o...)
-}
-
-func mustRun(t *testing.T, ctx context.Context, sess sdk.Session, frames []sdk.Frame, n int) []sdk.Output {
-	t.Helper()
-	var outs []sdk.Output
-	for len(frames) > 0 {
-		k := min(n, len(frames))
-		o, err := sess.Map(ctx, frames[:k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, frames = append(outs, o...), frames[k:]
 	}
 	o, err := sess.Finish(ctx, "eof")
 	if err != nil {
