@@ -65,7 +65,7 @@ func passThrough(env *Env, agent []string) int {
 // environment and flags.
 func recordSettings(env *Env, c *common, cfg *config.Config, agent []string) recording.Settings {
 	s := recording.Settings{Config: cfg, Agent: agent, Self: env.Self, Stdin: env.Stdin, Stdout: env.Stdout,
-		Stderr: env.Stderr, Watchdog: watchdog(env), Version: version()}
+		Stderr: env.Stderr, Watchdog: watchdog(env), Version: version(), ExitsAfterShutdown: true}
 	if c != nil {
 		s.Finisher = append([]string{hiddenFinish}, c.args()...)
 		s.Stored = func(logger hclog.Logger) { startShipping(env, cfg, logger) }

@@ -2,6 +2,7 @@ package finisher
 
 import (
 	"context"
+	"io"
 	"os"
 	"testing"
 	"time"
@@ -104,5 +105,37 @@ func TestCompleteAllSkipsLiveRecording(t *testing.T) {
 	res, err := CompleteAll(ctx, Options{Store: st}, true)
 	if err != nil || len(res) != 0 {
 		t.Fatalf("CompleteAll = %v, %v; want nothing done, at once", res, err)
+	}
+}
+
+// TestHoldParents: a marker held for a process that exits right after letting go keeps the
+// early finishers' pipes open through Release and Done (they close with the process);
+// otherwise letting go closes them, and the finisher's read sees the end at once.
+func TestHoldParents(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		st, _ := store.Open(t.TempDir())
+		m, err := Create(st, "c-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.parents = append(m.parents, w)
+		if hold {
+			m.HoldParents()
+		}
+		m.Release()
+		r.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		_, err = r.Read(make([]byte, 1))
+		if hold && !os.IsTimeout(err) {
+			t.Errorf("held: the finisher's pipe after Release: %v, want it still open", err)
+		}
+		if !hold && err != io.EOF {
+			t.Errorf("not held: the finisher's pipe after Release: %v, want EOF", err)
+		}
+		r.Close()
+		w.Close()
 	}
 }

@@ -42,6 +42,10 @@ type Settings struct {
 	// Watchdog makes the command that kills the agent's process group if
 	// acptap dies without ending it (tee.Config.Watchdog).
 	Watchdog func(pgid int) *exec.Cmd
+	// ExitsAfterShutdown: the process exits as soon as Shutdown returns (acptap record),
+	// so the finisher on standby waits for that exit rather than for the marker's release
+	// (finisher.Marker.HoldParents): its start does not compete with the exit's teardown.
+	ExitsAfterShutdown bool
 	// Finisher is the command line after Self of a detached finisher,
 	// without what it finishes: the recording appends "--store", the
 	// store's root and the connection (or "--pending"). Empty: no
@@ -278,6 +282,8 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 		var merr error
 		if rec.marker, merr = finisher.Create(rec.st, rec.conn); merr != nil {
 			rec.logger.Warn("no finisher can take this connection over; record maps it to the end before exiting", "error", merr)
+		} else if rec.s.ExitsAfterShutdown {
+			rec.marker.HoldParents()
 		}
 	}
 	rec.sink = storesink.New(rec.st, rec.logger)
