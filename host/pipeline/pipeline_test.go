@@ -128,6 +128,17 @@ func runServed(t *testing.T, serve func(*countMapper) (sdk.Mapper, func(), error
 	if err := p.Start(context.Background(), items); err != nil {
 		t.Fatal(err)
 	}
+	feedLines(items, lines, paced)
+	stats, err := p.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sink, stats
+}
+
+// feedLines queues an initialize exchange and lines numbered lines, pausing a millisecond
+// every 97 when paced, and closes items.
+func feedLines(items chan<- captured.Item, lines int, paced bool) {
 	items <- captured.Item{Dir: sdk.C2A, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)}
 	items <- captured.Item{Dir: sdk.A2C, At: time.Unix(1, 0), Line: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)}
 	for i := 0; i < lines; i++ {
@@ -137,11 +148,6 @@ func runServed(t *testing.T, serve func(*countMapper) (sdk.Mapper, func(), error
 		}
 	}
 	close(items)
-	stats, err := p.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sink, stats
 }
 
 func expected(lines int) []string {

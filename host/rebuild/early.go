@@ -196,18 +196,7 @@ func (c *earlyCopy) finish() error {
 	if err := os.Remove(c.dst); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	out, err := os.OpenFile(c.dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, private.FileMode)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	n, err := copyInto(out, c.src)
-	if err == nil && n != c.size {
-		err = fmt.Errorf("the wire log changed while it was rebuilt (%d bytes, %d when scanned)", n, c.size)
-	}
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	return nil
+	return copyWire(c.src, c.dst, c.size)
 }
 
 // discard waits for the copy and removes it, unless use moved it (nil:

@@ -38,7 +38,7 @@ func importWireChanged(src, dst string) (changed bool, err error) {
 // copied whole (copy_file_range on Linux), not line by line.
 func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, err error) {
 	if scan != nil && !scan.MayScrub {
-		return false, copyWire(src, dst, scan)
+		return false, copyWire(src, dst, scan.Size())
 	}
 	in, err := os.Open(src)
 	if err != nil {
@@ -96,9 +96,9 @@ func importWireScanned(src, dst string, scan *pipeline.WireScan) (changed bool, 
 }
 
 // copyWire copies src to dst as it is, synced; the copy must be the size
-// the scan saw (else the file changed since, and the caller imports again
-// line by line).
-func copyWire(src, dst string, scan *pipeline.WireScan) error {
+// the scan saw (else the file changed since: dst is removed, and the
+// caller imports again line by line, or fails).
+func copyWire(src, dst string, size int64) error {
 	if err := private.MkdirAll(filepath.Dir(dst)); err != nil {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
@@ -107,8 +107,8 @@ func copyWire(src, dst string, scan *pipeline.WireScan) error {
 		return fmt.Errorf("import %s: %w", src, err)
 	}
 	n, err := copyInto(out, src)
-	if err == nil && n != scan.Size() {
-		err = fmt.Errorf("the file changed while it was read (%d bytes, %d when scanned)", n, scan.Size())
+	if err == nil && n != size {
+		err = fmt.Errorf("the file changed while it was read (%d bytes, %d when scanned)", n, size)
 	}
 	if err != nil {
 		os.Remove(dst)

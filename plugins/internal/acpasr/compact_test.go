@@ -8,7 +8,8 @@ import (
 
 // TestCompactSameAsEncodingJSON: compact gives what encoding/json's Compact gives (the value
 // as it is when it does not compact), for values already compact, with whitespace, and
-// invalid, and never hands back its argument's memory.
+// invalid, and never hands back its argument's memory. compact is what each _meta value goes
+// through before it is folded key by key into the record (metaOf, ASR-708).
 func TestCompactSameAsEncodingJSON(t *testing.T) {
 	for _, in := range []string{
 		`{"a":1}`, `{"a": 1}`, ` {"a":1}`, `{"a":1} `, `[1,2,{"b":"x y"}]`, `"a b"`, `"\u00e9\n"`,
