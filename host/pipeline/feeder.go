@@ -52,8 +52,8 @@ const OfflineBatchFrames = 1024
 // wire log (tests compare).
 var liveFromStart = true
 
-// liveBatches counts the live batches feeders took (tests).
-var liveBatches atomic.Int64
+// firstLive counts the feeders whose first batch came live, not from the wire log (tests).
+var firstLive atomic.Int64
 
 // errStalled means a plugin did not answer a batch in time.
 var errStalled = errors.New("plugin did not answer in time")
@@ -200,7 +200,9 @@ func (f *feeder) start(ctx context.Context) error {
 // plugin's session can, live as offline; the run loop collects what is in
 // flight before it waits for the next batch, so no output waits on one).
 func (f *feeder) liveBatch(ctx context.Context, b []wire.Entry) {
-	liveBatches.Add(1)
+	if f.lastFedSent() == 0 {
+		firstLive.Add(1)
+	}
 	if f.lowWork != nil && !f.onLow && f.namesSessions(b) {
 		// A session frame reads the session's prior stream from the store
 		// (sessionInfo), which may be long, or waits for another process's
