@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +98,8 @@ type feeder struct {
 	// A recording's low-priority work (lowwork.go): nil in the offline modes.
 	lowWork chan func()
 	lowDone chan struct{}
-	onLow   bool // the feeder's code runs on the lowered goroutine now
+	named   []namedAt // build's sessions of the batch (sessionsOf)
+	onLow   bool      // the feeder's code runs on the lowered goroutine now
 }
 
 func newFeeder(p *Pipeline, name string, primary bool, depth int) *feeder {
@@ -231,13 +233,27 @@ func (f *feeder) catchUp(ctx context.Context) bool {
 	if caughtUp {
 		return false
 	}
+	if f.cur != nil && !f.dead.Load() {
+		return f.catchUpShared(ctx, target)
+	}
+	if f.p.inWindow {
+		// Out of the window (given up, or restarted and re-fed from seq 1):
+		// the log is read on its own once the first pass has reached its end
+		// (firstpass.go), so that its sessions and its last seq are known.
+		f.leaveWindow()
+		select {
+		case <-f.p.captureDone:
+		case <-ctx.Done():
+			return true
+		}
+		if target, caughtUp = f.p.wireTarget(f); caughtUp {
+			return false
+		}
+	}
 	if f.dead.Load() {
 		f.lastFed = target
 		f.leaveWindow()
 		return true
-	}
-	if f.cur != nil {
-		return f.catchUpShared(ctx, target)
 	}
 	defer f.drain(ctx)
 	if f.reader == nil {
@@ -293,6 +309,11 @@ func (f *feeder) catchUpShared(ctx context.Context, target uint64) bool {
 		batch, err := f.cur.take(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
+				return true
+			}
+			if f.p.inWindow && errors.Is(err, io.EOF) {
+				// The first pass's end: the target is the log's last seq now.
+				f.leaveWindow()
 				return true
 			}
 			f.drain(ctx)
@@ -433,6 +454,8 @@ func (f *feeder) drain(ctx context.Context) bool {
 
 // namesSessions says whether the batch has a session frame to build.
 func (f *feeder) namesSessions(batch []wire.Entry) bool {
+	f.p.sessMu.RLock()
+	defer f.p.sessMu.RUnlock()
 	for i := range batch {
 		if batch[i].Type == wire.TypeSession || len(f.p.injected[batch[i].Seq]) > 0 {
 			return true
@@ -482,27 +505,71 @@ func (f *feeder) build(batch []wire.Entry, after uint64) (last uint64, ok bool) 
 		break
 	}
 	f.frames = f.frames[:0]
-	for _, e := range batch {
+	f.sessionsOf(batch, after)
+	k := 0 // the next of f.named
+	for i, e := range batch {
 		if e.Seq <= after {
 			continue
+		}
+		var named []wire.Session
+		if k < len(f.named) && f.named[k].i == i {
+			named = f.named[k].sessions
+			k++
 		}
 		switch e.Type {
 		case wire.TypeGap:
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
 		case wire.TypeSession:
 			s := e.Session
-			if r, ok := f.p.resolved[e.Seq]; ok {
-				s = r
+			if len(named) > 0 {
+				s = named[0]
 			}
 			f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
 		default:
-			for _, s := range f.p.injected[e.Seq] {
+			for _, s := range named {
 				f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
 			}
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}
 	}
 	return batch[len(batch)-1].Seq, true
+}
+
+// namedAt is an entry of a batch (by index) and the sessions it stands
+// for (a session entry, as resolved) or announces (a frame that names
+// sessions first).
+type namedAt struct {
+	i        int
+	sessions []wire.Session
+}
+
+// sessionsOf sets f.named to the batch's entries after seq after that
+// stand for or announce sessions, in order. The maps are read under
+// sessMu once a batch (a first pass in the window writes them meanwhile,
+// firstpass.go); sessionInfo, which may wait for another process, is
+// called after, without it.
+func (f *feeder) sessionsOf(batch []wire.Entry, after uint64) {
+	f.named = f.named[:0]
+	f.p.sessMu.RLock()
+	defer f.p.sessMu.RUnlock()
+	if f.p.resolved == nil {
+		return
+	}
+	for i := range batch {
+		e := &batch[i]
+		if e.Seq <= after {
+			continue
+		}
+		if e.Type == wire.TypeSession {
+			if r, ok := f.p.resolved[e.Seq]; ok {
+				f.named = append(f.named, namedAt{i: i, sessions: []wire.Session{r}})
+			}
+		} else if e.Type != wire.TypeGap {
+			if inj := f.p.injected[e.Seq]; len(inj) > 0 {
+				f.named = append(f.named, namedAt{i: i, sessions: inj})
+			}
+		}
+	}
 }
 
 // call runs one plugin call under the stall watchdog.

@@ -165,6 +165,12 @@ type Pipeline struct {
 	resolved   map[uint64]wire.Session
 	injected   map[uint64][]wire.Session
 	win        *window // the decoded wire log the rebuild's feeders share (window.go)
+	// inWindow: Rebuild's first pass runs in the window's reader, beside the
+	// mapping (firstpass.go). resolved and injected are then written while
+	// the feeders read them, under sessMu; firstErr is its read error.
+	inWindow bool
+	sessMu   sync.RWMutex
+	firstErr error
 
 	captureDone chan struct{}
 	stop        chan struct{} // closed by StopCapture
@@ -715,6 +721,9 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 		p.replay(s) // the pass below, done when the rebuild planned (scan.go)
 		return p.attachRebuild(ctx)
 	}
+	if shareWindow && firstPassInWindow {
+		return p.rebuildInWindow(ctx)
+	}
 	r, err := wire.Open(p.wirePath)
 	if err != nil {
 		return err
@@ -761,8 +770,11 @@ func (p *Pipeline) resolve(e wire.Entry) {
 		}
 		p.tracker.known[e.Session.ID] = true
 		entry := e.Session
+		s := p.observeSession(e.Seq, entry.ID, &entry)
+		p.sessMu.Lock()
 		p.resolveInit()
-		p.resolved[e.Seq] = p.observeSession(e.Seq, entry.ID, &entry)
+		p.resolved[e.Seq] = s
+		p.sessMu.Unlock()
 	case wire.TypeFrame:
 		p.injectSessions(e.Seq, p.tracker.scan(e.Line))
 	}
@@ -774,6 +786,9 @@ func (p *Pipeline) Wait() (Stats, error) {
 	p.wg.Wait()
 	err := p.CloseWire()
 	p.stats.Restarts = p.restarts.Load()
+	if p.firstErr != nil {
+		err = errors.Join(p.firstErr, err)
+	}
 	return p.stats, err
 }
 

@@ -326,6 +326,7 @@ func (p *Pipeline) replay(s *WireScan) {
 	}
 }
 
+// resolveInit makes the maps. Called with sessMu held.
 func (p *Pipeline) resolveInit() {
 	if p.resolved == nil {
 		p.resolved, p.injected = map[uint64]wire.Session{}, map[uint64][]wire.Session{}
@@ -352,9 +353,12 @@ func (p *Pipeline) observeSession(seq uint64, id string, entry *wire.Session) wi
 // injectSessions observes the sessions a frame names first (ids, in order)
 // and announces them before it.
 func (p *Pipeline) injectSessions(seq uint64, ids []string) {
-	p.resolveInit()
 	for _, id := range ids {
-		p.injected[seq] = append(p.injected[seq], p.observeSession(seq, id, nil))
+		s := p.observeSession(seq, id, nil)
+		p.sessMu.Lock()
+		p.resolveInit()
+		p.injected[seq] = append(p.injected[seq], s)
+		p.sessMu.Unlock()
 		p.stats.Sessions = append(p.stats.Sessions, id)
 	}
 }

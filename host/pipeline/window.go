@@ -51,6 +51,16 @@ type window struct {
 	cursors map[*windowCursor]bool
 	started bool
 	stop    func() bool
+	ended   bool // the context ended: the reader stops
+
+	// first, when set, is Rebuild's first pass (firstpass.go): the reader
+	// reads to the end of the log (target unknown), calls first with every
+	// entry before it is in a block, reports problems to problem, reads on
+	// when no cursor is left (keeping no block), and calls last with the
+	// last seq and the read error before the window is done.
+	first   func(wire.Entry)
+	problem func(wire.Problem)
+	last    func(seq uint64, err error)
 }
 
 type windowBlock struct {
@@ -105,14 +115,7 @@ func (c *windowCursor) take(ctx context.Context) ([]wire.Entry, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.started {
-		w.started = true
-		w.stop = context.AfterFunc(ctx, func() {
-			w.mu.Lock()
-			w.closed = true
-			w.cond.Broadcast()
-			w.mu.Unlock()
-		})
-		go w.read()
+		w.startLocked(ctx, func() { w.read() })
 	}
 	for {
 		if i := c.next - w.base; i < len(w.blocks) {
@@ -137,6 +140,19 @@ func (c *windowCursor) take(ctx context.Context) ([]wire.Entry, error) {
 	}
 }
 
+// startLocked starts the reader (run) and stops it when ctx ends. Called
+// with mu held.
+func (w *window) startLocked(ctx context.Context, run func()) {
+	w.started = true
+	w.stop = context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.closed, w.ended = true, true
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	})
+	go run()
+}
+
 // leave removes the cursor: the window no longer waits for it. The last
 // to leave stops the reader.
 func (c *windowCursor) leave() {
@@ -150,8 +166,8 @@ func (c *windowCursor) leave() {
 	if len(w.cursors) == 0 {
 		w.closed = true
 		w.blocks, w.bytes = nil, 0
-		if w.stop != nil {
-			w.stop()
+		if w.stop != nil && w.first == nil {
+			w.stop() // (a first pass reads on, until its context ends)
 		}
 	} else {
 		w.trim()
@@ -192,28 +208,42 @@ func (w *window) read() {
 	r, err := wire.Open(w.path)
 	var tr *wire.Tolerant
 	if err == nil {
-		tr = wire.NewTolerant(r, nil)
+		tr = wire.NewTolerant(r, w.problem)
 		defer tr.Close()
 	} else {
 		err = fmt.Errorf("catch up from wire log: %w", err)
 	}
-	var seq uint64
-	for err == nil && seq < w.target {
+	first := w.first != nil
+	var seq, last uint64
+	eof := false
+	for err == nil && !eof && (first || seq < w.target) {
 		w.mu.Lock()
 		for w.full() && !w.closed {
 			w.cond.Wait()
 		}
-		closed := w.closed
+		closed, ended := w.closed, w.ended
 		w.mu.Unlock()
-		if closed {
+		if ended || closed && !first {
 			return
 		}
-		blk := windowBlock{entries: make([]wire.Entry, 0, min(w.batch, int(w.target-seq)))}
-		for seq < w.target && len(blk.entries) < w.batch {
+		n := w.batch
+		if !first {
+			n = min(n, int(w.target-seq))
+		}
+		blk := windowBlock{entries: make([]wire.Entry, 0, n)}
+		for (first || seq < w.target) && len(blk.entries) < w.batch {
 			e, rerr := tr.Next()
+			if first && errors.Is(rerr, io.EOF) {
+				eof = true
+				break
+			}
 			if rerr != nil {
 				err = fmt.Errorf("read wire log at seq %d: %w", seq+1, rerr)
 				break
+			}
+			if first {
+				w.first(e)
+				last = e.Seq
 			}
 			if e.Seq <= seq {
 				continue
@@ -225,12 +255,20 @@ func (w *window) read() {
 		if err != nil {
 			break // a partial block is not mapped: the feeder gives up after the last whole one
 		}
+		if len(blk.entries) == 0 {
+			continue // the end, on a block's edge
+		}
 		w.mu.Lock()
-		w.blocks = append(w.blocks, blk)
-		w.bytes += blk.bytes
-		w.peak = max(w.peak, len(w.blocks))
+		if !w.closed {
+			w.blocks = append(w.blocks, blk)
+			w.bytes += blk.bytes
+			w.peak = max(w.peak, len(w.blocks))
+		}
 		w.cond.Broadcast()
 		w.mu.Unlock()
+	}
+	if first {
+		w.last(last, err)
 	}
 	w.mu.Lock()
 	w.done, w.err = true, err

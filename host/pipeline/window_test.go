@@ -26,6 +26,10 @@ type recMapper struct {
 	mu     sync.Mutex
 	calls  []string
 	n      int
+	// firstPassOn, when set, says whether the rebuild's first pass is still
+	// reading; early is what it said at the first Map call.
+	firstPassOn func() bool
+	early       bool
 }
 
 func (m *recMapper) Info(context.Context) (sdk.Info, error) {
@@ -52,6 +56,9 @@ func frameText(f sdk.Frame) string {
 func (s *recSession) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	time.Sleep(s.m.delay)
 	s.m.mu.Lock()
+	if s.m.n == 0 && s.m.firstPassOn != nil {
+		s.m.early = s.m.firstPassOn()
+	}
 	s.m.n++
 	fail := slices.Contains(s.m.failAt, s.m.n)
 	s.m.mu.Unlock()
@@ -187,6 +194,8 @@ type windowRun struct {
 	outs   []string            // the sink's outputs, per plugin in order
 	gaps   []string
 	stats  Stats
+	// early: plugin a was first fed while the first pass was still reading.
+	early bool
 }
 
 // rebuildWith maps path as a rebuild with plugins a and b; shared: through
@@ -235,6 +244,16 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 		Revisions: map[string][]string{"acp/2@x": {"a", "b"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: sink, BatchFrames: 16, Sessions: fakeSessions{}, ResolveSessions: true, MaxRestarts: restarts,
 	})
+	for _, m := range mappers {
+		m.firstPassOn = func() bool {
+			select {
+			case <-p.captureDone:
+				return false
+			default:
+				return true
+			}
+		}
+	}
 	if err := p.Rebuild(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +264,7 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 	if p.win != nil && bounds != [2]int{} && p.win.peak > bounds[0] {
 		t.Errorf("the window held %d blocks, bound %d", p.win.peak, bounds[0])
 	}
-	r := windowRun{calls: map[string][]string{}, stats: stats, events: events}
+	r := windowRun{calls: map[string][]string{}, stats: stats, events: events, early: mappers["a"].early}
 	for n, m := range mappers {
 		r.calls[n] = m.calls
 	}
@@ -335,6 +354,9 @@ func TestSharedWindowSameFrames(t *testing.T) {
 		t.Fatalf("too few problems and sessions: %q", old.events)
 	}
 	sameRun(t, "shared", rebuildWith(t, path, true, false, nil, [2]int{}), old)
+	firstPassInWindow = false
+	sameRun(t, "shared, the first pass to the end before the window", rebuildWith(t, path, true, false, nil, [2]int{}), old)
+	firstPassInWindow = true
 	scan, err := ScanWire(path)
 	if err != nil {
 		t.Fatal(err)
@@ -359,6 +381,38 @@ func TestSharedWindowSameFrames(t *testing.T) {
 	sameRun(t, "gRPC, old path, against in process", oldRPC, old)
 	sameRun(t, "gRPC, shared and pipelined", rebuildWith(t, path, true, true, nil, [2]int{}), oldRPC)
 	sameRun(t, "gRPC, shared and pipelined, a slow, window of 3 blocks", rebuildWith(t, path, true, true, map[string]time.Duration{"a": time.Millisecond}, [2]int{3, 1 << 20}), oldRPC)
+}
+
+// TestFirstPassInWindow: a rebuild without a scan feeds its plugins while
+// its first pass is still reading the log (in the window's reader,
+// firstpass.go) — the window holds 2 blocks of the log's ~75, so the pass
+// cannot have reached the end at the first Map — and the run is the same,
+// batch for batch, problem for problem, as one whose first pass read the
+// log to the end before the feeders started; with a scan, or with the pass
+// before the window, the first Map comes after the pass.
+func TestFirstPassInWindow(t *testing.T) {
+	path := windowTestLog(t, 1200)
+	defer func(on bool) { firstPassInWindow = on }(firstPassInWindow)
+	firstPassInWindow = false
+	before := rebuildWith(t, path, true, false, nil, [2]int{2, 1 << 20})
+	if before.early {
+		t.Fatal("the first pass before the window: a plugin was fed before it ended")
+	}
+	firstPassInWindow = true
+	for _, grpc := range []bool{false, true} {
+		r := rebuildWith(t, path, true, grpc, map[string]time.Duration{"b": time.Millisecond}, [2]int{2, 1 << 20})
+		if !r.early {
+			t.Errorf("grpc %v: the plugins were fed only after the first pass", grpc)
+		}
+		sameRun(t, fmt.Sprintf("grpc %v, first pass in the window", grpc), r, before)
+	}
+	scan, err := ScanWire(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rebuildFailing(t, path, true, false, nil, [2]int{2, 1 << 20}, nil, 0, scan); r.early {
+		t.Error("with a scan: a plugin was fed before the first pass (the scan's replay) ended")
+	}
 }
 
 // TestSharedWindowRestartAndGiveUp: a plugin that fails mid-way is
