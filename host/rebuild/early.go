@@ -171,6 +171,16 @@ func (c *earlyCopy) stand(dst, src string, size int64, mod time.Time) bool {
 	return true
 }
 
+// unstand removes stand's link: the copy is an early copy again (use,
+// discard). Nil, or not standing: nothing.
+func (c *earlyCopy) unstand() {
+	if c == nil || !c.standing {
+		return
+	}
+	os.Remove(c.dst)
+	c.standing = false
+}
+
 // finish puts the copy where stand's link stands, once it is done: the
 // copy made during the scan when it holds the bytes scanned, else a new
 // one (as copyWire makes it). It fails when the log is no longer the size

@@ -162,14 +162,33 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			e.discard() // the ones not used (use moved the others)
 		}
 	}()
-	for _, f := range req.Files {
-		// A log from outside the store is copied in while it is scanned.
-		cp := startCopy(tmp, f, byID, mapFromLog)
+	// A single log from outside the store is mapped first, planned after.
+	spec, specCopy := mapUnplanned(ctx, o, req, tmp, byID)
+	var adopted *unplanned
+	defer func() {
+		if spec != nil && spec != adopted {
+			spec.drop() // (adopted: its staging is the rebuild's)
+		}
+	}()
+	for i, f := range req.Files {
+		var c *Conn
+		var cp *earlyCopy
+		switch {
+		case spec != nil && i == 0:
+			c, cp = spec.conn, spec.early
+		case specCopy != nil && i == 0:
+			cp = specCopy
+		default:
+			// A log from outside the store is copied in while it is scanned.
+			cp = startCopy(tmp, f, byID, mapFromLog)
+		}
 		early = append(early, cp)
-		c, err := scanConn(f)
-		if err != nil {
-			problem("%s: %s", f, err)
-			continue
+		if c == nil {
+			var err error
+			if c, err = scanConn(f); err != nil {
+				problem("%s: %s", f, err)
+				continue
+			}
 		}
 		switch have := byID[c.ID()]; {
 		case have == nil:
@@ -204,6 +223,17 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 	todo := closure(conns, want)
 	order(todo)
+	// The mapping made before the plan is the plan's when the plan is that
+	// connection alone; else the plan is mapped (the log imported line by
+	// line, having no scan).
+	if spec != nil {
+		if len(todo) == 1 && todo[0] == spec.conn {
+			adopted = spec
+			unplannedUsed.Add(1)
+		} else {
+			spec.drop()
+		}
+	}
 	counts := map[string]int{}
 	for _, c := range todo {
 		for _, s := range c.Sessions {
@@ -251,8 +281,10 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 
 	staging := filepath.Join(tmp, stagingPrefix+strconv.FormatInt(time.Now().UnixNano(), 10))
-	st2, err := store.Open(staging)
-	if err != nil {
+	var st2 *store.Store
+	if adopted != nil {
+		staging, st2 = adopted.staging, adopted.st2
+	} else if st2, err = store.Open(staging); err != nil {
 		return nil, err
 	}
 	ok := false
@@ -272,6 +304,10 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 	before := map[string]map[string]stamp{}
 	for s := range want {
+		if adopted != nil {
+			before[s] = adopted.before[s] // when the mapping first named it
+			continue
+		}
 		files, err := outputFiles(o.Store, s)
 		if err != nil {
 			return nil, err
@@ -279,6 +315,10 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 		before[s] = stamps(files)
 	}
 	for _, c := range todo {
+		if c == adopted.connOf() {
+			res.Bytes += c.Size // linked and mapped (mapUnplanned)
+			continue
+		}
 		if c.Import {
 			dst := st2.WirePath(c.ID())
 			changed := false
@@ -318,7 +358,13 @@ func Run(ctx context.Context, o Options, req Request) (*Result, error) {
 			prog.end()
 			return nil, fmt.Errorf("interrupted after %d of %d connections; the store is unchanged: %w", i, len(todo), err)
 		}
-		frames, err := mapConn(ctx, o, st2, c, res, stale, want)
+		var frames uint64
+		if c == adopted.connOf() {
+			adopted.take(o, res, stale)
+			frames, err = adopted.frames, adopted.mapErr
+		} else {
+			frames, err = mapConn(ctx, o, st2, c, res, stale, want, nil, nil)
+		}
 		res.Frames += frames
 		res.Connections++
 		prog.step(c.Size, frames)
@@ -547,8 +593,11 @@ var offlineBatch = pipeline.OfflineBatchFrames
 // compare).
 var stagingBuffer = 64 << 10
 
-// mapConn maps one connection into the staging store.
-func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Result, stale map[string]int, want map[string]bool) (uint64, error) {
+// mapConn maps one connection into the staging store. want nil: every
+// session is wanted; named and problem, when set, hear of each session as
+// the mapping first names it and of each read problem.
+func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Result, stale map[string]int, want map[string]bool,
+	named func(string), problem func(wire.Problem)) (uint64, error) {
 	sink := storesink.New(st2, o.Pipeline.Logger)
 	sink.Buffer = stagingBuffer
 	po := o.Pipeline
@@ -560,7 +609,10 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 		po.Routing = o.Routing(c.Header.Agent.Command)
 	}
 	po.OnSession = func(pt pipeline.SessionPoint) {
-		if pt.Entry == nil || pt.Entry.Equal(pt.Resolved) || !want[pt.ID] {
+		if named != nil {
+			named(pt.ID)
+		}
+		if pt.Entry == nil || pt.Entry.Equal(pt.Resolved) || want != nil && !want[pt.ID] {
 			return
 		}
 		stale[pt.ID]++
@@ -570,6 +622,9 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 		}
 	}
 	po.OnReadProblem = func(p wire.Problem) {
+		if problem != nil {
+			problem(p)
+		}
 		switch {
 		case p.Torn:
 			res.Torn++
@@ -591,6 +646,9 @@ func mapConn(ctx context.Context, o Options, st2 *store.Store, c *Conn, res *Res
 	}
 	stats, werr := p.Wait()
 	serr := sink.Close()
+	if c.unplanned {
+		c.Sessions = uniq(stats.Sessions) // in the order named, as the scan gives them
+	}
 	n := sink.Counts()
 	fmt.Fprintf(o.Out, "%s: revision %s, %d frames → %d ASR records, %d AEP events, sessions %s\n",
 		c.Shown, stats.Revision, stats.Frames, n[sdk.ASRRecord.String()]+n[sdk.ASRHeader.String()], n[sdk.AEPEvent.String()],

@@ -35,6 +35,9 @@ type Conn struct {
 	early *earlyCopy
 	// mod is the log's modification time before it was scanned.
 	mod time.Time
+	// unplanned: mapped before it was planned (mapUnplanned), with no
+	// scan; the mapping tells its Sessions.
+	unplanned bool
 }
 
 // ID is the connection id.
