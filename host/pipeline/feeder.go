@@ -99,6 +99,7 @@ type feeder struct {
 	lowWork chan func()
 	lowDone chan struct{}
 	named   []namedAt // build's sessions of the batch (sessionsOf)
+	fed     bool      // a batch was submitted (firstLive)
 	onLow   bool      // the feeder's code runs on the lowered goroutine now
 }
 
@@ -202,7 +203,10 @@ func (f *feeder) start(ctx context.Context) error {
 // plugin's session can, live as offline; the run loop collects what is in
 // flight before it waits for the next batch, so no output waits on one).
 func (f *feeder) liveBatch(ctx context.Context, b []wire.Entry) {
-	if f.lastFedSent() == 0 {
+	if !f.fed {
+		// (Once a feeder: a restarted instance starts again at seq 0, and its
+		// first batch may come either way.)
+		f.fed = true
 		firstLive.Add(1)
 	}
 	if f.lowWork != nil && !f.onLow && f.namesSessions(b) {
@@ -383,6 +387,7 @@ func (f *feeder) lastFedSent() uint64 {
 // recording, pipelineLive), synchronously (process) otherwise. Outputs are
 // delivered in batch order either way.
 func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
+	f.fed = true
 	ps, ok := f.sess.(pipelined)
 	if !ok || !pipelineBatches || !(f.p.offline() || pipelineLive) || f.dead.Load() {
 		f.drain(ctx)
