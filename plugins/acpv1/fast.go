@@ -29,6 +29,12 @@ type fastPath struct {
 	tp  jsonscan.Tape
 	ms  []member // the members of the object being written
 	buf []byte   // the inner levels of a rewritten frame
+	// diffs and items hold a tool call's translated diffs and its content
+	// array while the frame is rewritten (the rewrite copies them into
+	// buf): appended to, never overwritten within a frame, so a slice of
+	// either stays what it was written as even when a later append moves
+	// the buffer.
+	diffs, items []byte
 }
 
 // Bounds of the scratch kept from one frame to the next: a larger buffer,
@@ -45,6 +51,13 @@ func (fp *fastPath) release() {
 	if cap(fp.buf) > maxKeptBuf {
 		fp.buf = nil
 	}
+	if cap(fp.diffs) > maxKeptBuf {
+		fp.diffs = nil
+	}
+	if cap(fp.items) > maxKeptBuf {
+		fp.items = nil
+	}
+	fp.diffs, fp.items = fp.diffs[:0], fp.items[:0]
 	if cap(fp.ms) > maxKeptMembers {
 		fp.ms = nil
 	}
@@ -280,7 +293,8 @@ func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd
 	if !ok || !isObject(tp, content) {
 		return nil, false // malformed: the general path says so
 	}
-	if kind != "agent_thought_chunk" && acpasr.ContentBlockProblem(tp.Bytes(content)) != "" {
+	// The tape took the frame, so the block is one JSON value.
+	if kind != "agent_thought_chunk" && acpasr.ValidBlockProblem(tp.Bytes(content)) != "" {
 		return nil, false
 	}
 	native := ""
@@ -331,7 +345,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 			}
 			if isDiff && !diffs {
 				diffs = true
-				items = append(make([]byte, 0, int(c.V1-c.V0)+256), '[')
+				items = append(fp.items[:0], '[')
 				for j, prev := range tp.Entries(c)[:i] {
 					if j > 0 {
 						items = append(items, ',')
@@ -352,6 +366,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 		}
 		if diffs {
 			content = append(items, ']')
+			fp.items = content
 			changed = true
 		}
 	}
@@ -419,11 +434,20 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		op = "modify"
 		meta = append(meta, member{[]byte(MetaOldText), oldText})
 	}
-	metaJS := appendSorted(nil, meta)
-	change := appendSorted(nil, []member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
-	changes := make([]byte, 0, len(change)+2)
-	changes = append(append(append(changes, '['), change...), ']')
-	return appendSorted(nil, []member{{[]byte("type"), rawString("diff")}, {[]byte("changes"), changes}}), true, true
+	metaJS := fp.sorted(meta)
+	change := fp.sorted([]member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
+	n := len(fp.diffs)
+	fp.diffs = append(append(append(fp.diffs, '['), change...), ']')
+	changes := fp.diffs[n:len(fp.diffs):len(fp.diffs)]
+	return fp.sorted([]member{{[]byte("type"), rawString("diff")}, {[]byte("changes"), changes}}), true, true
+}
+
+// sorted is appendSorted(nil, ms) written at the end of fp.diffs (the
+// frame's scratch, dropped by release) instead of a new allocation.
+func (fp *fastPath) sorted(ms []member) []byte {
+	n := len(fp.diffs)
+	fp.diffs = appendSorted(fp.diffs, ms)
+	return fp.diffs[n:len(fp.diffs):len(fp.diffs)]
 }
 
 // plainKeys reports whether the member names of the objects a rewrite
