@@ -103,12 +103,14 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 			f.At = time.Time{}
 		}
 		t.cur = f
+		t.fast.pre, t.fast.preValid = pre.Tape(i)
 		list := t.safely(func() []acpasr.Translated {
 			if list, ok := t.fastFrame(f); ok {
 				return list
 			}
 			return t.frame(f)
 		})
+		t.fast.pre, t.fast.tp = nil, nil // the engine's again (MapPrepared)
 		outs = append(outs, t.take()...)
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).

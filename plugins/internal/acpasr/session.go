@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -198,6 +199,23 @@ func (s *Session) MapPrepared(ctx context.Context, p *Prepared, i int, wire sdk.
 	s.c.pre = r
 	defer func() { s.c.pre = nil }()
 	return s.c.mapChecked(ctx, &wire, frames)
+}
+
+// Tape returns the tape frames[i] was parsed into while prepared, and
+// Parse's answer (jsonscan.Tape.Parse of its Data), so that a translator
+// reads the frame from it instead of parsing the frame again; nil when p is
+// nil or frames[i] was not parsed there. The tape is the engine's: it is
+// read only, and only until MapPrepared is called for frames[i].
+func (p *Prepared) Tape(i int) (*jsonscan.Tape, bool) {
+	if p == nil {
+		return nil, false
+	}
+	p.p.wait(i)
+	r := &p.p.res[i]
+	if r.f != &p.frames[i] || r.f.Kind != sdk.KindLine || r.panicked != nil {
+		return nil, false
+	}
+	return &r.tape, r.parsed
 }
 
 // Done ends the batch's preparation (the frames are mapped).
