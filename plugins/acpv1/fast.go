@@ -31,9 +31,9 @@ type fastPath struct {
 	tp       *jsonscan.Tape
 	own      jsonscan.Tape
 	pre      *jsonscan.Tape
-	preValid bool // pre's Parse answer
-	ms  []member // the members of the object being written
-	buf []byte   // the inner levels of a rewritten frame
+	preValid bool     // pre's Parse answer
+	ms       []member // the members of the object being written
+	buf      []byte   // the inner levels of a rewritten frame
 	// diffs and items hold a tool call's translated diffs and its content
 	// array while the frame is rewritten (the rewrite copies them into
 	// buf): appended to, never overwritten within a frame, so a slice of
