@@ -86,3 +86,47 @@ func BenchmarkConvertV1(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvertV1Prepared is BenchmarkConvertV1 with the batches
+// prepared as the plugin server prepares them (pluginwire.Preparer): 1,024
+// frames a batch (the offline feeders'), copied into two frame slices that
+// take turns, each prepared on a reader goroutine while Map maps it.
+func BenchmarkConvertV1Prepared(b *testing.B) {
+	frames := benchLog(2000)
+	var size int64
+	for _, f := range frames {
+		size += int64(len(f.Data)) + 1
+	}
+	b.SetBytes(size)
+	ctx := context.Background()
+	const n = 1024
+	for b.Loop() {
+		s, err := New().Start(ctx, startReq(sdk.ModeConvert, ""))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sess := s.(*translator)
+		free := make(chan []sdk.Frame, 2)
+		free <- make([]sdk.Frame, 0, n)
+		free <- make([]sdk.Frame, 0, n)
+		ready := make(chan []sdk.Frame, 1)
+		go func() { // the request reader
+			for i := 0; i < len(frames); i += n {
+				f := append((<-free)[:0], frames[i:min(i+n, len(frames))]...)
+				run := sess.PrepareFrames(f)
+				ready <- f
+				run()
+			}
+		}()
+		for i := 0; i < len(frames); i += n {
+			cur := <-ready
+			if _, err := sess.Map(ctx, cur); err != nil {
+				b.Fatal(err)
+			}
+			free <- cur
+		}
+		if _, err := sess.Finish(ctx, "eof"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,9 +26,20 @@ import (
 
 // fastPath is the translator's scratch for the fast path.
 type fastPath struct {
-	tp  jsonscan.Tape
-	ms  []member // the members of the object being written
-	buf []byte   // the inner levels of a rewritten frame
+	// tp is the frame's tape: own, or the one the engine parsed the frame
+	// into while preparing its batch (pre, set by Map for the frame).
+	tp       *jsonscan.Tape
+	own      jsonscan.Tape
+	pre      *jsonscan.Tape
+	preValid bool     // pre's Parse answer
+	ms       []member // the members of the object being written
+	buf      []byte   // the inner levels of a rewritten frame
+	// diffs and items hold a tool call's translated diffs and its content
+	// array while the frame is rewritten (the rewrite copies them into
+	// buf): appended to, never overwritten within a frame, so a slice of
+	// either stays what it was written as even when a later append moves
+	// the buffer.
+	diffs, items []byte
 }
 
 // Bounds of the scratch kept from one frame to the next: a larger buffer,
@@ -41,10 +52,18 @@ const (
 // release drops the frame the tape refers to and any scratch one large
 // frame grew.
 func (fp *fastPath) release() {
-	fp.tp.Release()
+	fp.own.Release()
+	fp.tp, fp.pre = nil, nil // the prepared tape goes back to the engine
 	if cap(fp.buf) > maxKeptBuf {
 		fp.buf = nil
 	}
+	if cap(fp.diffs) > maxKeptBuf {
+		fp.diffs = nil
+	}
+	if cap(fp.items) > maxKeptBuf {
+		fp.items = nil
+	}
+	fp.diffs, fp.items = fp.diffs[:0], fp.items[:0]
 	if cap(fp.ms) > maxKeptMembers {
 		fp.ms = nil
 	}
@@ -59,15 +78,19 @@ type member struct {
 // fastFrame translates f when it is one of the frames the fast path
 // knows; ok is false (and nothing has changed) otherwise.
 func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool) {
-	if t.slowOnly || f.Kind != sdk.KindLine || !utf8.Valid(f.Data) {
+	if t.slowOnly || f.Kind != sdk.KindLine {
 		return nil, false
 	}
 	fp := &t.fast
-	tp := &fp.tp
 	defer fp.release()
-	if !tp.Parse(f.Data) {
+	if fp.pre != nil { // the engine's parse of this frame (ValidUTF8 is utf8.Valid of it)
+		if fp.tp = fp.pre; !fp.preValid || !fp.tp.ValidUTF8() {
+			return nil, false
+		}
+	} else if fp.tp = &fp.own; !utf8.Valid(f.Data) || !fp.tp.Parse(f.Data) {
 		return nil, false
 	}
+	tp := fp.tp
 	root := tp.Root()
 	if root.C < 0 || tp.B[root.V0] != '{' {
 		return nil, false
@@ -158,7 +181,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 // JSON).
 func (t *translator) fastPlan(f *sdk.Frame, sid string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
 	fp := &t.fast
-	tp := &fp.tp
+	tp := fp.tp
 	entries, ok := tp.Member(upd, "entries")
 	if !ok || tp.B[entries.V0] != '[' || !jsonscan.Compact(tp.Bytes(entries)) || !fp.plainKeys(root, params) {
 		return nil, false
@@ -184,7 +207,7 @@ func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result
 	if !hasID || (!isErr && !hasResult) || f.ReplyToMethod == "initialize" {
 		return nil, false
 	}
-	tp := &t.fast.tp
+	tp := t.fast.tp
 	raw := tp.Bytes(id)
 	if !jsonscan.Compact(raw) {
 		return nil, false // compactID would write it otherwise
@@ -226,7 +249,7 @@ func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result
 // fastPrompt is call's session/prompt on the tape: the prompt, and v2's
 // response taking it, with the prompt's derived message id.
 func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, params jsonscan.Ent) ([]acpasr.Translated, bool) {
-	tp := &t.fast.tp
+	tp := t.fast.tp
 	if !hasID || f.Dir != sdk.C2A {
 		return nil, false
 	}
@@ -275,12 +298,13 @@ func (t *translator) fastPermission(f *sdk.Frame, root, params jsonscan.Ent) ([]
 
 // fastChunk is messageChunk on the tape.
 func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
-	tp := &t.fast.tp
+	tp := t.fast.tp
 	content, ok := tp.Member(upd, "content")
 	if !ok || !isObject(tp, content) {
 		return nil, false // malformed: the general path says so
 	}
-	if kind != "agent_thought_chunk" && acpasr.ContentBlockProblem(tp.Bytes(content)) != "" {
+	// The tape took the frame, so the block is one JSON value.
+	if kind != "agent_thought_chunk" && acpasr.ValidBlockProblem(tp.Bytes(content)) != "" {
 		return nil, false
 	}
 	native := ""
@@ -311,7 +335,7 @@ func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd
 // fastTool is toolCall on the tape.
 func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd jsonscan.Ent) ([]acpasr.Translated, bool) {
 	fp := &t.fast
-	tp := &fp.tp
+	tp := fp.tp
 	id, ok := tp.Member(upd, "toolCallId")
 	if !ok || !isString(tp.Bytes(id)) {
 		return nil, false
@@ -331,7 +355,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 			}
 			if isDiff && !diffs {
 				diffs = true
-				items = append(make([]byte, 0, int(c.V1-c.V0)+256), '[')
+				items = append(fp.items[:0], '[')
 				for j, prev := range tp.Entries(c)[:i] {
 					if j > 0 {
 						items = append(items, ',')
@@ -352,6 +376,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 		}
 		if diffs {
 			content = append(items, ']')
+			fp.items = content
 			changed = true
 		}
 	}
@@ -381,7 +406,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 // (isDiff), or the item unchanged; ok is false when the fast path leaves
 // the frame to the general one.
 func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
-	tp := &fp.tp
+	tp := fp.tp
 	if !isObject(tp, it) {
 		return nil, false, true
 	}
@@ -419,17 +444,26 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		op = "modify"
 		meta = append(meta, member{[]byte(MetaOldText), oldText})
 	}
-	metaJS := appendSorted(nil, meta)
-	change := appendSorted(nil, []member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
-	changes := make([]byte, 0, len(change)+2)
-	changes = append(append(append(changes, '['), change...), ']')
-	return appendSorted(nil, []member{{[]byte("type"), rawString("diff")}, {[]byte("changes"), changes}}), true, true
+	metaJS := fp.sorted(meta)
+	change := fp.sorted([]member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
+	n := len(fp.diffs)
+	fp.diffs = append(append(append(fp.diffs, '['), change...), ']')
+	changes := fp.diffs[n:len(fp.diffs):len(fp.diffs)]
+	return fp.sorted([]member{{[]byte("type"), rawString("diff")}, {[]byte("changes"), changes}}), true, true
+}
+
+// sorted is appendSorted(nil, ms) written at the end of fp.diffs (the
+// frame's scratch, dropped by release) instead of a new allocation.
+func (fp *fastPath) sorted(ms []member) []byte {
+	n := len(fp.diffs)
+	fp.diffs = appendSorted(fp.diffs, ms)
+	return fp.diffs[n:len(fp.diffs):len(fp.diffs)]
 }
 
 // plainKeys reports whether the member names of the objects a rewrite
 // writes again need no escaping (rawString writes them as they are).
 func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
-	tp := &fp.tp
+	tp := fp.tp
 	for _, o := range objs {
 		for _, m := range tp.Entries(o) {
 			if !plain(string(tp.Key(m))) {
@@ -462,7 +496,7 @@ func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []by
 // objectWith appends the object e with the members ovs set (a nil value
 // removes the member), members sorted by name.
 func (fp *fastPath) objectWith(dst []byte, e jsonscan.Ent, ovs ...member) []byte {
-	tp := &fp.tp
+	tp := fp.tp
 	ms := fp.ms[:0]
 next:
 	for _, m := range tp.Entries(e) {

@@ -335,7 +335,7 @@ func TestFastPathKeepsNoLargeScratch(t *testing.T) {
 	if c := cap(tr.fast.buf); c > maxKeptBuf {
 		t.Errorf("the fast path keeps a %d-byte buffer after a large frame", c)
 	}
-	if tr.fast.tp.B != nil || tr.wire.Data != nil {
+	if tr.fast.own.B != nil || tr.fast.tp != nil || tr.wire.Data != nil {
 		t.Error("the translator keeps the last frame's bytes after Map")
 	}
 }

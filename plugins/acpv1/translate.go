@@ -73,8 +73,20 @@ func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
 	return t
 }
 
+// PrepareFrames lets the plugin server prepare a batch beside its Map
+// (internal/pluginwire's Preparer): the engine's first steps for the v1
+// lines themselves — their tape and the v1 schema check, which follows only
+// the conversation's requests — run on the server's reader goroutine while
+// this one translates and maps, the critical path of a conversion (a
+// conversion's other processes leave the second core idle for much of it).
+func (t *translator) PrepareFrames(frames []sdk.Frame) (run func()) {
+	return t.eng.PrepareFrames(frames)
+}
+
 // Map translates and maps frames in order.
 func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	pre := t.eng.TakePrepared(frames) // nil unless PrepareFrames was given frames
+	defer pre.Done()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -91,16 +103,18 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 			f.At = time.Time{}
 		}
 		t.cur = f
+		t.fast.pre, t.fast.preValid = pre.Tape(i)
 		list := t.safely(func() []acpasr.Translated {
 			if list, ok := t.fastFrame(f); ok {
 				return list
 			}
 			return t.frame(f)
 		})
+		t.fast.pre, t.fast.tp = nil, nil // the engine's again (MapPrepared)
 		outs = append(outs, t.take()...)
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
-		eo, err := t.eng.MapChecked(ctx, *f, list)
+		eo, err := t.eng.MapPrepared(ctx, pre, i, *f, list)
 		if err != nil {
 			return outs, err
 		}

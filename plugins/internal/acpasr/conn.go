@@ -138,7 +138,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 }
 
 // mapChecked checks wire, then maps frames in its place.
-func (c *conn) mapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Translated) ([]sdk.Output, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (c *conn) mapChecked(ctx context.Context, wire sdk.Frame, frames []Translat
 		return nil, errFinished
 	}
 	c.safely(func() {
-		c.checkedAs(&wire, func() {
+		c.checkedAs(wire, func() {
 			for i := range frames {
 				t := &frames[i]
 				c.safely(func() {

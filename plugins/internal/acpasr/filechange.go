@@ -45,7 +45,12 @@ func (s *stream) fileChange(t *toolCall, d obj) *asr.FileChange {
 // change the record cannot hold is dropped (checkDiff reported it): no
 // string operation, a missing or relative path, or a move or copy
 // without an oldPath.
-func (s *stream) change(x json.RawMessage) (asr.Change, bool) {
+func (s *stream) change(x json.RawMessage) (asr.Change, bool) { return s.changeOf(x, true) }
+
+// changeOf is change; without withMeta it leaves Meta out (checkDiff,
+// which only asks whether the change can be held: its _meta, a diff's
+// texts in a v1 conversion, would be copied for nothing).
+func (s *stream) changeOf(x json.RawMessage, withMeta bool) (asr.Change, bool) {
 	c, ok := parseObj(x)
 	if !ok {
 		return asr.Change{}, false
@@ -54,7 +59,10 @@ func (s *stream) change(x json.RawMessage) (asr.Change, bool) {
 	if st != valid {
 		return asr.Change{}, false
 	}
-	ch := asr.Change{Op: op, Meta: metaOf(c).out()}
+	ch := asr.Change{Op: op}
+	if withMeta {
+		ch.Meta = metaOf(c) // a new map: out's copy of it is not needed
+	}
 	for _, f := range []struct {
 		key string
 		dst **asr.PathRef
@@ -100,7 +108,7 @@ func (s *stream) checkDiff(d obj) {
 		s.c.diag(sdk.SeverityWarning, s.id, "diff has no changes array", "file_change with no changes")
 	}
 	for _, x := range changes {
-		if _, ok := s.change(x); !ok {
+		if _, ok := s.changeOf(x, false); !ok {
 			s.c.diag(sdk.SeverityWarning, s.id, "diff change without a string operation and the absolute paths it needs",
 				"change dropped (add, delete and modify need a path; move and copy a path and an oldPath)")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -159,7 +160,74 @@ func (s *Session) MapTranslated(ctx context.Context, frames []Translated) ([]sdk
 // source frames follow an ACP schema the engine embeds uses it instead of
 // MapTranslated.
 func (s *Session) MapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
-	return s.c.mapChecked(ctx, wire, frames)
+	return s.c.mapChecked(ctx, &wire, frames)
+}
+
+// Prepared is a batch PrepareFrames prepared, as a translator maps it:
+// frame by frame, each source frame through MapPrepared, so that the
+// source frames' schema check runs beside the translation and the mapping
+// (on the goroutine PrepareFrames' function runs on), as it does for Map.
+type Prepared struct {
+	p      *preparedBatch
+	frames []sdk.Frame
+}
+
+// TakePrepared returns the preparation of frames, the batch a translator
+// is given (PrepareFrames was called on it); nil when it was not prepared,
+// and MapPrepared then checks each frame itself, as MapChecked does. Done
+// must be called once the batch is mapped.
+func (s *Session) TakePrepared(frames []sdk.Frame) *Prepared {
+	if p := s.c.takePrepared(frames); p != nil {
+		return &Prepared{p: p, frames: frames}
+	}
+	return nil
+}
+
+// MapPrepared is MapChecked for wire, the translator's copy of frames[i]
+// of the batch p was taken for (its time may have been changed): the
+// schema check's answer is the one prepared for frames[i].
+func (s *Session) MapPrepared(ctx context.Context, p *Prepared, i int, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
+	if p == nil {
+		return s.c.mapChecked(ctx, &wire, frames)
+	}
+	p.p.wait(i)
+	r := &p.p.res[i]
+	if r.f != &p.frames[i] || wire.Kind != r.f.Kind || wire.Dir != r.f.Dir || !sameBytes(wire.Data, r.f.Data) {
+		panic("acpasr: MapPrepared: wire is not the prepared frame")
+	}
+	r.f = &wire // the frame checkFrame is given (the prepared answer is wire's)
+	s.c.pre = r
+	defer func() { s.c.pre = nil }()
+	return s.c.mapChecked(ctx, &wire, frames)
+}
+
+// Tape returns the tape frames[i] was parsed into while prepared, and
+// Parse's answer (jsonscan.Tape.Parse of its Data), so that a translator
+// reads the frame from it instead of parsing the frame again; nil when p is
+// nil or frames[i] was not parsed there. The tape is the engine's: it is
+// read only, and only until MapPrepared is called for frames[i].
+func (p *Prepared) Tape(i int) (*jsonscan.Tape, bool) {
+	if p == nil {
+		return nil, false
+	}
+	p.p.wait(i)
+	r := &p.p.res[i]
+	if r.f != &p.frames[i] || r.f.Kind != sdk.KindLine || r.panicked != nil {
+		return nil, false
+	}
+	return &r.tape, r.parsed
+}
+
+// Done ends the batch's preparation (the frames are mapped).
+func (p *Prepared) Done() {
+	if p != nil {
+		p.p.done()
+	}
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Open reports whether session has a stream open on this connection.
