@@ -435,6 +435,58 @@ func (m echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session,
 
 type echoSession struct{}
 
+// keepingSession keeps its frames' data uncopied and echoes it at Finish,
+// claiming to copy it (FrameCopier): what the poisoned buffer catches.
+type keepingSession struct {
+	copyingEchoSession
+	kept [][]byte
+}
+
+func (s *keepingSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	for _, f := range frames {
+		s.kept = append(s.kept, f.Data)
+	}
+	return s.echoSession.Map(ctx, frames)
+}
+
+func (s *keepingSession) Finish(context.Context, string) ([]sdk.Output, error) {
+	return []sdk.Output{{Kind: sdk.ASRRecord, JSON: bytes.Join(s.kept, nil)}}, nil
+}
+
+type keepingMapper struct{ echoMapper }
+
+func (keepingMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) {
+	return &keepingSession{}, nil
+}
+
+// TestInPlaceBufferPoisoned: a session that keeps its frames' bytes while
+// claiming to copy them (FrameCopier) reads garbage once the batch is
+// answered, so the served-same-as-in-process tests fail on such a session.
+func TestInPlaceBufferPoisoned(t *testing.T) {
+	frames := randomFrames(rand.New(rand.NewPCG(3, 4)), 50)
+	var want []byte
+	for i := range frames {
+		frames[i].Seq = uint64(i + 1)
+		if frames[i].Kind == sdk.KindLine {
+			want = append(want, frames[i].Data...)
+		}
+	}
+	m, c := serveCounted(t, keepingMapper{}, false)
+	if _, err := m.Info(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	outs := mapOver(t, m, frames, false)
+	got := outs[len(outs)-1].JSON
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inPlace == 0 {
+		t.Fatal("no batch mapped in place")
+	}
+	if len(got) != len(want) || bytes.Equal(got, want) || bytes.Count(got, []byte{0xff}) == 0 {
+		t.Fatalf("the kept bytes were not poisoned: %d bytes, %d of 0xff", len(got), bytes.Count(got, []byte{0xff}))
+	}
+}
+
 // copyingEchoSession is echoSession, mapped in the received buffer.
 type copyingEchoSession struct{ echoSession }
 
