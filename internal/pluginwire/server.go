@@ -104,9 +104,9 @@ type requestReader struct {
 	// inPlace: the session is a FrameCopier, so a packed batch's frames
 	// alias the received buffer (inPlaceRequest; set before run starts).
 	inPlace bool
-	ready  chan request
-	free   chan []sdk.Frame
-	done   chan struct{}
+	ready   chan request
+	free    chan []sdk.Frame
+	done    chan struct{}
 }
 
 // request is one decoded request: a batch's frames, the finish, or the
