@@ -417,18 +417,82 @@ func TestPackedDecoderRejects(t *testing.T) {
 // echoMapper answers every frame with a record (its data, or a diagnostic
 // for a frame that is not a line) and a 5 MB record at Finish: what it
 // maps is known without a real engine.
-type echoMapper struct{}
+type echoMapper struct {
+	copies bool // its sessions are FrameCopiers (they copy what they keep: the data they echo)
+}
 
 func (echoMapper) Info(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: "echo", Version: "1", Inputs: []string{"acp/2"}, Outputs: []sdk.Format{sdk.FormatASR},
 		Capabilities: []sdk.Capability{sdk.CapabilityRecord}}, nil
 }
 
-func (echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
+func (m echoMapper) Start(_ context.Context, req sdk.StartRequest) (sdk.Session, error) {
+	if m.copies {
+		return &copyingEchoSession{}, nil
+	}
 	return &echoSession{}, nil
 }
 
 type echoSession struct{}
+
+// keepingSession keeps its frames' data uncopied and echoes it at Finish,
+// claiming to copy it (FrameCopier): what the poisoned buffer catches.
+type keepingSession struct {
+	copyingEchoSession
+	kept [][]byte
+}
+
+func (s *keepingSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
+	for _, f := range frames {
+		s.kept = append(s.kept, f.Data)
+	}
+	return s.echoSession.Map(ctx, frames)
+}
+
+func (s *keepingSession) Finish(context.Context, string) ([]sdk.Output, error) {
+	return []sdk.Output{{Kind: sdk.ASRRecord, JSON: bytes.Join(s.kept, nil)}}, nil
+}
+
+type keepingMapper struct{ echoMapper }
+
+func (keepingMapper) Start(context.Context, sdk.StartRequest) (sdk.Session, error) {
+	return &keepingSession{}, nil
+}
+
+// TestInPlaceBufferPoisoned: a session that keeps its frames' bytes while
+// claiming to copy them (FrameCopier) reads garbage once the batch is
+// answered, so the served-same-as-in-process tests fail on such a session.
+func TestInPlaceBufferPoisoned(t *testing.T) {
+	frames := randomFrames(rand.New(rand.NewPCG(3, 4)), 50)
+	var want []byte
+	for i := range frames {
+		frames[i].Seq = uint64(i + 1)
+		if frames[i].Kind == sdk.KindLine {
+			want = append(want, frames[i].Data...)
+		}
+	}
+	m, c := serveCounted(t, keepingMapper{}, false)
+	if _, err := m.Info(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	outs := mapOver(t, m, frames, false)
+	got := outs[len(outs)-1].JSON
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inPlace == 0 {
+		t.Fatal("no batch mapped in place")
+	}
+	if len(got) != len(want) || bytes.Equal(got, want) || bytes.Count(got, []byte{0xff}) == 0 {
+		t.Fatalf("the kept bytes were not poisoned: %d bytes, %d of 0xff", len(got), bytes.Count(got, []byte{0xff}))
+	}
+}
+
+// copyingEchoSession is echoSession, mapped in the received buffer.
+type copyingEchoSession struct{ echoSession }
+
+func (*copyingEchoSession) CopiesFrames() {}
+
+var _ FrameCopier = (*copyingEchoSession)(nil)
 
 func (*echoSession) Map(_ context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	var outs []sdk.Output
@@ -457,6 +521,7 @@ func (*echoSession) Finish(context.Context, string) ([]sdk.Output, error) {
 type wireCounts struct {
 	mu                          sync.Mutex
 	batches, packed             int
+	inPlace                     int // of the packed batches, those mapped in the received buffer
 	outputs, packedOutputs      int
 	infoFeatures, startFeatures []string
 }
@@ -498,6 +563,16 @@ type countingStream struct {
 
 func (s *countingStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
+	if r, ok := m.(*inPlaceRequest); ok && err == nil {
+		if r.inPlace() {
+			s.c.mu.Lock()
+			s.c.packed++
+			s.c.inPlace++
+			s.c.mu.Unlock()
+			return nil
+		}
+		m = &r.req
+	}
 	if r, ok := m.(*pb.MapRequest); ok && err == nil {
 		s.c.mu.Lock()
 		switch {
@@ -582,14 +657,18 @@ func TestPackedNegotiation(t *testing.T) {
 			name                string
 			legacy, hostPacked  bool
 			packedIn, packedOut bool
+			copies              bool // the session is a FrameCopier: packed batches mapped in place
 		}{
-			{"new plugin, new host", false, true, true, true},
-			{"old plugin, new host", true, true, false, false},
-			{"new plugin, old host", false, false, false, false},
+			{"new plugin, new host", false, true, true, true, false},
+			{"old plugin, new host", true, true, false, false, false},
+			{"new plugin, old host", false, false, false, false, false},
+			{"new plugin copying its frames, new host", false, true, true, true, true},
+			{"old plugin copying its frames, new host", true, true, false, false, true},
+			{"new plugin copying its frames, old host", false, false, false, false, true},
 		} {
 			func() {
 				defer SetPacked(SetPacked(tc.hostPacked))
-				m, c := serveCounted(t, echoMapper{}, tc.legacy)
+				m, c := serveCounted(t, echoMapper{copies: tc.copies}, tc.legacy)
 				if _, err := m.Info(context.Background()); err != nil { // as pluginhost.Launch does
 					t.Fatal(err)
 				}
@@ -603,6 +682,9 @@ func TestPackedNegotiation(t *testing.T) {
 				defer c.mu.Unlock()
 				if (c.packed > 0) != tc.packedIn || (c.batches > 0) == tc.packedIn {
 					t.Errorf("%s: %d packed batches, %d v1 batches", tc.name, c.packed, c.batches)
+				}
+				if inPlace := tc.copies && tc.packedIn; (inPlace && c.inPlace != c.packed) || (!inPlace && c.inPlace != 0) {
+					t.Errorf("%s: %d of %d packed batches mapped in place", tc.name, c.inPlace, c.packed)
 				}
 				if (c.packedOutputs > 0) != tc.packedOut || (c.outputs > 0) == tc.packedOut {
 					t.Errorf("%s: %d packed answers, %d Output messages", tc.name, c.packedOutputs, c.outputs)

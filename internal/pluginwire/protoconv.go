@@ -103,7 +103,8 @@ type frameAssembler struct {
 // data back into its info.
 func wholeFrame(f sdk.Frame, sessionID string, sessionConns int) sdk.Frame {
 	if f.Kind == sdk.KindSession {
-		f.Session = &sdk.SessionInfo{ID: sessionID, Connections: sessionConns, Prior: splitLines(f.Data)}
+		// A copy: the lines outlive the batch, whose bytes may be reused (FrameCopier).
+		f.Session = &sdk.SessionInfo{ID: sessionID, Connections: sessionConns, Prior: splitLines(bytes.Clone(f.Data))}
 		f.Data = nil
 	}
 	return f

@@ -60,6 +60,9 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 	if os.Getenv(NoPrepareEnv) == "" {
 		rd.prep, _ = sess.(Preparer)
 	}
+	if _, ok := sess.(FrameCopier); ok && os.Getenv(NoInPlaceEnv) == "" {
+		rd.inPlace = true
+	}
 	go rd.run()
 	defer rd.stop()
 	for {
@@ -81,7 +84,9 @@ func (s *grpcServer) Map(stream pb.Mapper_MapServer) error {
 		if err != nil {
 			return status.Errorf(codes.Internal, "map: %v", err)
 		}
-		if err := out.send(outs); err != nil {
+		err = out.send(outs)
+		req.held.free() // the batch is mapped (and prepared: Map waits for that) and answered
+		if err != nil {
 			return err
 		}
 	}
@@ -96,9 +101,12 @@ type requestReader struct {
 	stream pb.Mapper_MapServer
 	legacy bool
 	prep   Preparer // the session, when it prepares batches (set before run starts)
-	ready  chan request
-	free   chan []sdk.Frame
-	done   chan struct{}
+	// inPlace: the session is a FrameCopier, so a packed batch's frames
+	// alias the received buffer (inPlaceRequest; set before run starts).
+	inPlace bool
+	ready   chan request
+	free    chan []sdk.Frame
+	done    chan struct{}
 }
 
 // request is one decoded request: a batch's frames, the finish, or the
@@ -108,6 +116,9 @@ type request struct {
 	prepare func() // the batch's preparation (Preparer), run beside its Map
 	finish  *pb.Finish
 	err     error
+	// held is the received message the frames alias, freed once the batch
+	// is answered (nil unless in place).
+	held *inPlaceRequest
 }
 
 func newRequestReader(stream pb.Mapper_MapServer, legacy bool) *requestReader {
@@ -136,6 +147,20 @@ type Preparer interface {
 	PrepareFrames(frames []sdk.Frame) (run func())
 }
 
+// FrameCopier is a session that keeps nothing of its frames' bytes once
+// Map has returned (it copies what it keeps, as acpasr's sessions do). The
+// server then does not copy a packed batch out of the received message:
+// the frames' Data alias gRPC's buffer, which is reused once the batch has
+// been mapped and answered.
+type FrameCopier interface {
+	CopiesFrames()
+}
+
+// NoInPlaceEnv, set to anything in a plugin's environment, makes the
+// server copy every batch out of the received message (FrameCopier
+// ignored), for measuring the two in one binary.
+const NoInPlaceEnv = "ACPTAP_PLUGIN_NO_IN_PLACE"
+
 func (r *requestReader) run() {
 	var asm frameAssembler
 	for {
@@ -161,10 +186,36 @@ func (r *requestReader) run() {
 }
 
 func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
+	if r.inPlace {
+		ip := new(inPlaceRequest)
+		if err := r.stream.RecvMsg(ip); err != nil {
+			return request{err: err}
+		}
+		if !ip.inPlace() {
+			return r.decoded(asm, frames, &ip.req)
+		}
+		if r.legacy {
+			ip.free()
+			return request{err: status.Error(codes.InvalidArgument, "map: unexpected message")}
+		}
+		frames, err := asm.addPacked(ip.packed, frames)
+		if err != nil {
+			ip.free()
+			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
+		}
+		req := r.prepared(frames)
+		req.held = ip
+		return req
+	}
 	var m pb.MapRequest
 	if err := r.stream.RecvMsg(&m); err != nil {
 		return request{err: err}
 	}
+	return r.decoded(asm, frames, &m)
+}
+
+// decoded is the request m, decoded by proto.
+func (r *requestReader) decoded(asm *frameAssembler, frames []sdk.Frame, m *pb.MapRequest) request {
 	switch msg := m.Msg.(type) {
 	case *pb.MapRequest_Batch:
 		for _, f := range msg.Batch.Frames {

@@ -31,6 +31,13 @@ type rpcMsg struct {
 	raw       json.RawMessage // the message as received (compact it to record it)
 }
 
+// CopiesFrames says a Session keeps nothing of its frames' bytes once Map
+// has returned: the objects it keeps alias the one copy parseRPCChecked or
+// parseRPCTape (or PrepareFrames) makes, and what else it keeps is decoded
+// or copied (compact). The plugin server relies on it to map a batch in the
+// received message's buffer (internal/pluginwire.FrameCopier).
+func (s *Session) CopiesFrames() {}
+
 // parseRPC decodes one frame's message from its JSON-RPC head
 // (sdk.Frame.RPC); data is the frame's bytes as mapped (invalid UTF-8
 // replaced), checked to be valid JSON once here.
