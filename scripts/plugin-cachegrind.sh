@@ -35,7 +35,7 @@ count() {
   (cd "$root/bench" && ACPTAP_BIN=$tmp/wrap ACPTAP_BENCH_UPDATES=$1 ACPTAP_BENCH_PLUGIN_RUNS=pipelined \
     "$test" -test.run '^$' -test.bench PluginFrames -test.benchtime=1x >"$tmp/bench.$1.log" 2>&1) ||
     { cat "$tmp/bench.$1.log" >&2; exit 1; }
-  grep -hE 'I +refs' "$tmp"/cg.*.log | awk '{gsub(",", "", $NF); s += $NF} END {printf "%d\n", s}'
+  grep -hE 'I +refs' "$tmp"/cg.*.log | awk '{gsub(",", "", $NF); s += $NF} END {printf "%.0f\n", s}'
 }
 a=$(count "$U1"); b=$(count "$U2")
 echo "plugin instructions a frame: $(( (b - a) / (U2 - U1) )) (GOGC=${GOGC_PLUGIN:-100}; $a at $U1, $b at $U2 updates)"
