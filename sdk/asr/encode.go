@@ -217,6 +217,12 @@ func canonRaw(dst []byte, v reflect.Value, _ []string) ([]byte, bool) {
 	if knownBlocks.has(b) {
 		return canonTextBlock(dst, b), true
 	}
+	// A string escaped as encodeString escapes (a v1 diff's text, in a
+	// change's _meta) is compact JSON and its own canonical form: one scan
+	// instead of Compact's and canonString's.
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && canonEscaped(b[1:n-1]) {
+		return append(dst, b...), true
+	}
 	if !jsonscan.Compact(b) {
 		return nil, false
 	}
@@ -245,6 +251,25 @@ type field struct {
 	omitEmpty bool
 	enc       encFn
 	hasRaw    bool // its type holds a json.RawMessage
+	identity  bool // one of identityFields (the canonical form's usual drop)
+}
+
+// at is the field's value in v (its struct): FieldByIndex without its
+// checks for embedded pointers, which structFields refuses.
+func (f *field) at(v reflect.Value) reflect.Value {
+	for _, i := range f.index {
+		v = v.Field(i)
+	}
+	return v
+}
+
+// drops reports whether drop names f: drop is usually identityFields
+// itself (FingerprintOf without omit), answered by the plan.
+func (f *field) drops(drop []string) bool {
+	if len(drop) == len(identityFields) && &drop[0] == &identityFields[0] {
+		return f.identity
+	}
+	return slices.Contains(drop, f.name)
 }
 
 // holdsRaw reports whether a value of type t can hold a json.RawMessage.
@@ -285,8 +310,8 @@ func structEncoder(t reflect.Type, canon bool) encFn {
 		first := true
 		for i := range fs {
 			f := &fs[i]
-			fv := v.FieldByIndex(f.index)
-			if drop != nil && slices.Contains(drop, f.name) {
+			fv := f.at(v)
+			if drop != nil && f.drops(drop) {
 				// Left out, but Marshal fails on a bad json.RawMessage in it.
 				if f.hasRaw && !(f.omitEmpty && isEmpty(fv)) {
 					if _, ok := f.enc(nil, fv, nil); !ok {
@@ -375,7 +400,7 @@ func structFields(t reflect.Type, index []int, seen map[string]bool, canon bool)
 			return nil, false
 		}
 		out = append(out, field{index: idx, name: name, head: `,"` + name + `":`, omitEmpty: omit, enc: enc,
-			hasRaw: holdsRaw(sf.Type, map[reflect.Type]bool{})})
+			hasRaw: holdsRaw(sf.Type, map[reflect.Type]bool{}), identity: slices.Contains(identityFields, name)})
 	}
 	return out, true
 }
