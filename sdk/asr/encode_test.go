@@ -61,7 +61,11 @@ var strs = []string{"", "a", "héllo", "<a href=\"x\">&amp;</a>", "tab\there\nnl
 
 // raws are RawMessages: compact, not compact, invalid, empty.
 var raws = []string{`{"a":1}`, `[1,"x",{"b":null}]`, `"s"`, `12.5e3`, `true`, `null`, `{ "a" : 1 }`, " [1, 2]\n",
-	`{"a":}`, `{"a":1}{}`, ``, `"\u2028<&>"`, "\"\xff\"", `{"k":"v","k":"w"}`}
+	`{"a":}`, `{"a":1}{}`, ``, `"\u2028<&>"`, "\"\xff\"", `{"k":"v","k":"w"}`,
+	// Strings canonRaw takes as they are (escaped as encodeString escapes),
+	// and ones it must not: other escapes, an escaped closing quote, two
+	// values, a raw control character.
+	`"a\n\tb \"c\" \\ \u001f é \u2028"`, `"\u000a"`, `"\u00e9"`, `"\/"`, `"x\"`, `"a"b"`, `"a""b"`, "\"\x01\"", `""`}
 
 // fill sets v (addressable) to pseudo-random contents from r: each field
 // left zero, set, or set to an edge value.
