@@ -22,7 +22,7 @@ func TestAgentTreeEndsWithAcptap(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			store := t.TempDir()
 			cmd := exec.Command(acptapBin, "record", "--store", store, "--",
-				"sh", "-c", `trap "" TERM; sleep 1000 & echo "grandchild $!"; trap "exit 42" TERM; while :; do wait; done`)
+				"sh", "-c", `trap "" TERM; sleep 1000 & g=$!; trap "exit 42" TERM; echo "grandchild $g"; while :; do wait; done`)
 			cmd.Stderr = os.Stderr
 			in, err := cmd.StdinPipe()
 			if err != nil {
