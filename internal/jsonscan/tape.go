@@ -1,10 +1,6 @@
 package jsonscan
 
-import (
-	"encoding/binary"
-	"math/bits"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Tape is the structure of one JSON value, parsed and validated in one
 // strict pass without decoding anything: every object's members and every
@@ -304,21 +300,15 @@ func ScanString(b []byte, i int) (end int, escaped, ok bool) {
 }
 
 // scanString is ScanString; hi also tells whether the string holds a byte
-// beyond ASCII (without one it is valid UTF-8).
+// beyond ASCII (without one it is valid UTF-8). Until the first such byte
+// the words are tested with EscapeMask (stopping at it), after it with
+// specialMask (hi is known): cheaper than or'ing every word skipped.
 func scanString(b []byte, i int) (end int, escaped, hi, ok bool) {
-	const highs = 0x8080808080808080
-	var acc uint64 // the bytes skipped eight at a time, or'ed
 	for j := i + 1; j < len(b); j++ {
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j:])
-			if m := specialMask(x); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				acc |= x & (1<<(8*k) - 1) // the bytes before the special one
-				j += k
-				break
-			}
-			acc |= x
-			j += 8
+		if hi {
+			j = skipPlain(b, j)
+		} else {
+			j = skipASCII(b, j)
 		}
 		if j >= len(b) {
 			break
@@ -343,7 +333,7 @@ func scanString(b []byte, i int) (end int, escaped, hi, ok bool) {
 				return 0, escaped, hi, false
 			}
 		case c == '"':
-			return j + 1, escaped, hi || acc&highs != 0, true
+			return j + 1, escaped, hi, true
 		case c < 0x20:
 			return 0, escaped, hi, false
 		}

@@ -2,7 +2,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"testing"
 	"unicode/utf8"
@@ -113,7 +116,51 @@ func FuzzTape(f *testing.F) {
 		checkTape(t, b)
 		checkCompact(t, b)
 		checkAppendString(t, b)
+		checkEscapeMask(t, b)
 	})
+}
+
+// checkEscapeMask fails unless EscapeMask, on every word of b, is 0 exactly
+// when none of its bytes is '"', '\\', below 0x20 or 0x80 and up, and its
+// lowest set bit is the first such byte's: the same as a byte-by-byte look.
+func checkEscapeMask(t *testing.T, b []byte) {
+	for i := 0; i+8 <= len(b); i++ {
+		first := 8
+		for k, c := range b[i : i+8] {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				first = k
+				break
+			}
+		}
+		m := EscapeMask(binary.LittleEndian.Uint64(b[i:]))
+		if got := bits.TrailingZeros64(m) >> 3; got != first || m&^0x8080808080808080 != 0 {
+			t.Fatalf("EscapeMask(%q) = %#x: first special byte %d, want %d", b[i:i+8], m, got, first)
+		}
+	}
+}
+
+func TestEscapeMask(t *testing.T) {
+	// The bytes at the edges of each test, and any other.
+	edges := []byte{0, 1, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7e, 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa2, 0xdc, 0xfe, 0xff}
+	r := rand.New(rand.NewPCG(1, 2))
+	w := make([]byte, 8)
+	for n := 0; n < 1<<20; n++ {
+		for k := range w {
+			if r.IntN(3) == 0 {
+				w[k] = edges[r.IntN(len(edges))]
+			} else {
+				w[k] = byte(0x20 + r.IntN(0x5f)) // plain ASCII
+			}
+		}
+		checkEscapeMask(t, w)
+	}
+	for c := 0; c < 256; c++ {
+		for k := range 8 {
+			copy(w, "abcdefgh")
+			w[k] = byte(c)
+			checkEscapeMask(t, w)
+		}
+	}
 }
 
 // BenchmarkTapeParse parses the frames of the benchmarks' workload
