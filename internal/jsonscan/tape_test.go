@@ -163,6 +163,40 @@ func TestEscapeMask(t *testing.T) {
 	}
 }
 
+// TestTapeDuplicate: Parse refuses an object exactly when two of its
+// members share a name (names that often share a length, a first and a
+// last byte; objects on both sides of duplicate's 16 members).
+func TestTapeDuplicate(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tp Tape
+	for n := 0; n < 20000; n++ {
+		var names []string
+		b := []byte(`{`)
+		for k := range r.IntN(20) {
+			name := []byte("ab"[:r.IntN(3)])
+			for range r.IntN(3) {
+				name = append(name, "xyz"[r.IntN(3)])
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, '"'), name...), `":[]`...)
+			names = append(names, string(name))
+		}
+		b = append(b, '}')
+		dup := false
+		for i := range names {
+			for j := range i {
+				dup = dup || names[i] == names[j]
+			}
+		}
+		if tp.Parse(b) == dup {
+			t.Fatalf("Parse(%s) = %v, duplicate names: %v", b, !dup, dup)
+		}
+		checkTape(t, b)
+	}
+}
+
 // BenchmarkTapeParse parses the frames of the benchmarks' workload
 // (internal/acpschema/testdata/acpgen.frames).
 //
