@@ -92,9 +92,21 @@ func EscapeMask(x uint64) uint64 {
 	return ((x - 0x20*ones) | (q - ones) | (bs - ones)) & highs
 }
 
-// skipASCII is skipPlain stopping also at a byte beyond ASCII (EscapeMask).
+// skipASCII is skipPlain stopping also at a byte beyond ASCII (EscapeMask),
+// sixteen bytes a round while sixteen are left: one bounds check and one
+// loop test for two words.
 func skipASCII(b []byte, j int) int {
-	for j+8 <= len(b) {
+	for j+16 <= len(b) {
+		w := (*[16]byte)(b[j : j+16])
+		if m := EscapeMask(binary.LittleEndian.Uint64(w[:8])); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		if m := EscapeMask(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			return j + 8 + bits.TrailingZeros64(m)>>3
+		}
+		j += 16
+	}
+	if j+8 <= len(b) {
 		if m := EscapeMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
