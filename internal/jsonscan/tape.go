@@ -183,8 +183,14 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 			return i, false
 		}
 		k0 := i + 1
-		end, esc, hi, ok := scanString(b, i)
-		if !ok || esc || (hi && !utf8.Valid(b[k0:end-1])) {
+		// Most strings are plain ASCII up to their quote: skipASCII finds it
+		// (scanString is not inlined), and scanString goes on from the first
+		// byte that needs a look (its prefix is plain: no escape, ASCII).
+		end := skipASCII(b, k0)
+		var esc, hi, ok bool
+		if end < len(b) && b[end] == '"' {
+			end++
+		} else if end, esc, hi, ok = scanString(b, end-1); !ok || esc || (hi && !utf8.Valid(b[k0:end-1])) {
 			return i, false
 		}
 		i = SkipSpace(b, end)
@@ -194,12 +200,14 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		i = SkipSpace(b, i+1)
 		var e Ent
 		if i < len(b) && b[i] == '"' {
-			// A string value (most are), as value parses it, without the call.
+			// A string value (most are), as value parses it, without the call;
+			// a plain one as the name above.
 			j := i
-			if i, _, hi, ok = scanString(b, i); !ok {
+			if i = skipASCII(b, j+1); i < len(b) && b[i] == '"' {
+				i++
+			} else if i, _, hi, ok = scanString(b, i-1); !ok {
 				return i, false
-			}
-			if hi && !utf8.Valid(b[j+1:i-1]) {
+			} else if hi && !utf8.Valid(b[j+1:i-1]) {
 				t.badUTF8 = true
 			}
 			e = Ent{V0: int32(j), V1: int32(i), C: -1}
