@@ -186,12 +186,16 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		// Most strings are plain ASCII up to their quote: skipASCII finds it
 		// (scanString is not inlined), and scanString goes on from the first
 		// byte that needs a look (its prefix is plain: no escape, ASCII).
+		// utf8.Valid looks only from there too: an ASCII prefix is whole runes.
 		end := skipASCII(b, k0)
 		var esc, hi, ok bool
 		if end < len(b) && b[end] == '"' {
 			end++
-		} else if end, esc, hi, ok = scanString(b, end-1); !ok || esc || (hi && !utf8.Valid(b[k0:end-1])) {
-			return i, false
+		} else {
+			k := end
+			if end, esc, hi, ok = scanString(b, k-1); !ok || esc || (hi && !utf8.Valid(b[k:end-1])) {
+				return i, false
+			}
 		}
 		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -205,10 +209,14 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 			j := i
 			if i = skipASCII(b, j+1); i < len(b) && b[i] == '"' {
 				i++
-			} else if i, _, hi, ok = scanString(b, i-1); !ok {
-				return i, false
-			} else if hi && !utf8.Valid(b[j+1:i-1]) {
-				t.badUTF8 = true
+			} else {
+				k := i
+				if i, _, hi, ok = scanString(b, k-1); !ok {
+					return i, false
+				}
+				if hi && !utf8.Valid(b[k:i-1]) {
+					t.badUTF8 = true
+				}
 			}
 			e = Ent{V0: int32(j), V1: int32(i), C: -1}
 		} else if e, i, ok = p.value(i, depth); !ok {

@@ -14,7 +14,14 @@ import (
 var tapeCases = []string{`{}`, `[]`, `1`, `-0.5e-3`, `"x"`, `true`, `null`, ` {"a" : [1, {"b":"]}"}] , "c":null} `,
 	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a":"\u12"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}", `[1,]`, `{"a"}`,
 	"{\"a\":\"\xc3\xa9\",\"b\":\"long enough to be read eight at a time \xe2\x80\"}", "[\"abcdefgh\xffabcdefgh\"]", "[\"\xf0\x9f\x98\x80\\n\xc3\"]",
-	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`}
+	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`,
+	// A long ASCII prefix, then what needs a look (object's skipASCII, then scanString from there).
+	"{\"abcdefghijklmnopq\xff\":1}", "{\"abcdefghijklmnopqrs\\n\":1}", `{"a":"abcdefghijklmnopqrstuvwx\q"}`,
+	"{\"abcdefghijklmnopqrstu\":\"abcdefghijklmnopqrstuvwxyz\xc3\"}", `{"abcdefghijklmnopqrstuvwx":"abcdefghijklmnopq`}
+
+// plainThenSpecial are objects with such names and string values, all of which Parse takes.
+var plainThenSpecial = []string{"{\"abcdefghijklmnopqrs\xc3\xa9\":\"abcdefghijklmnopqrstuvwxyz\\n\\u00e9\xe2\x82\xac\"}",
+	"{\"abcdefgh\":\"abcdefghijklmnop\xff\",\"abcdefghijklmnopqrstuvw\":\"abcdefghijklmnopqrstuvwxyz\"}"}
 
 // checkTape fails unless Parse takes only what encoding/json accepts, and
 // its spans are the values encoding/json finds.
@@ -78,12 +85,12 @@ func checkCompact(t *testing.T, b []byte) {
 }
 
 func TestTapeAndCompact(t *testing.T) {
-	for _, s := range append(tapeCases, cases...) {
+	for _, s := range append(append(tapeCases, plainThenSpecial...), cases...) {
 		checkTape(t, []byte(s))
 		checkCompact(t, []byte(s))
 	}
 	var tp Tape
-	for _, s := range []string{`{"a":1}`, `[{"x":[1,2]},{"y":{}}]`, ` {"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}} `} {
+	for _, s := range append([]string{`{"a":1}`, `[{"x":[1,2]},{"y":{}}]`, ` {"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}} `}, plainThenSpecial...) {
 		if !tp.Parse([]byte(s)) {
 			t.Errorf("Parse refuses %s", s)
 		}
@@ -109,7 +116,7 @@ func TestAppendString(t *testing.T) {
 //
 //	go test ./internal/jsonscan -run '^$' -fuzz FuzzTape -fuzztime 2m
 func FuzzTape(f *testing.F) {
-	for _, s := range append(tapeCases, cases...) {
+	for _, s := range append(append(tapeCases, plainThenSpecial...), cases...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
