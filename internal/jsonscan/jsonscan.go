@@ -81,7 +81,39 @@ func specialMask(x uint64) uint64 {
 // byte a JSON string does not hold as it is, or one beyond ASCII: '"', '\\', below 0x20,
 // 0x80 and up. Its lowest set bit is exact (the first such byte), and 0 means none of the
 // eight is one: the one word-at-a-time test of the project's encoders and scanners.
-func EscapeMask(x uint64) uint64 { return specialMask(x) | x&0x8080808080808080 }
+//
+// It is specialMask without its three &^ terms, which only clear the high bit of a byte
+// 0x80 and up: such a byte keeps it in (q - ones) unless it is 0xa2, and in (bs - ones)
+// unless it is 0xdc. A byte below every flagged one takes no borrow, so its bit is exact;
+// a false positive only follows a true one (TestEscapeMask checks it byte by byte).
+func EscapeMask(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((x - 0x20*ones) | (q - ones) | (bs - ones)) & highs
+}
+
+// skipASCII is skipPlain stopping also at a byte beyond ASCII (EscapeMask),
+// sixteen bytes a round while sixteen are left: one bounds check and one
+// loop test for two words.
+func skipASCII(b []byte, j int) int {
+	for j+16 <= len(b) {
+		w := (*[16]byte)(b[j : j+16])
+		if m := EscapeMask(binary.LittleEndian.Uint64(w[:8])); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		if m := EscapeMask(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			return j + 8 + bits.TrailingZeros64(m)>>3
+		}
+		j += 16
+	}
+	if j+8 <= len(b) {
+		if m := EscapeMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	return j
+}
 
 // ValueEnd returns the index after the JSON value that starts at b[i]. A
 // string ends at its closing quote, an object or array at its matching

@@ -1,10 +1,6 @@
 package jsonscan
 
-import (
-	"encoding/binary"
-	"math/bits"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Tape is the structure of one JSON value, parsed and validated in one
 // strict pass without decoding anything: every object's members and every
@@ -187,9 +183,19 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 			return i, false
 		}
 		k0 := i + 1
-		end, esc, hi, ok := scanString(b, i)
-		if !ok || esc || (hi && !utf8.Valid(b[k0:end-1])) {
-			return i, false
+		// Most strings are plain ASCII up to their quote: skipASCII finds it
+		// (scanString is not inlined), and scanString goes on from the first
+		// byte that needs a look (its prefix is plain: no escape, ASCII).
+		// utf8.Valid looks only from there too: an ASCII prefix is whole runes.
+		end := skipASCII(b, k0)
+		var esc, hi, ok bool
+		if end < len(b) && b[end] == '"' {
+			end++
+		} else {
+			k := end
+			if end, esc, hi, ok = scanString(b, k-1); !ok || esc || (hi && !utf8.Valid(b[k:end-1])) {
+				return i, false
+			}
 		}
 		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -198,13 +204,19 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		i = SkipSpace(b, i+1)
 		var e Ent
 		if i < len(b) && b[i] == '"' {
-			// A string value (most are), as value parses it, without the call.
+			// A string value (most are), as value parses it, without the call;
+			// a plain one as the name above.
 			j := i
-			if i, _, hi, ok = scanString(b, i); !ok {
-				return i, false
-			}
-			if hi && !utf8.Valid(b[j+1:i-1]) {
-				t.badUTF8 = true
+			if i = skipASCII(b, j+1); i < len(b) && b[i] == '"' {
+				i++
+			} else {
+				k := i
+				if i, _, hi, ok = scanString(b, k-1); !ok {
+					return i, false
+				}
+				if hi && !utf8.Valid(b[k:i-1]) {
+					t.badUTF8 = true
+				}
 			}
 			e = Ent{V0: int32(j), V1: int32(i), C: -1}
 		} else if e, i, ok = p.value(i, depth); !ok {
@@ -304,21 +316,15 @@ func ScanString(b []byte, i int) (end int, escaped, ok bool) {
 }
 
 // scanString is ScanString; hi also tells whether the string holds a byte
-// beyond ASCII (without one it is valid UTF-8).
+// beyond ASCII (without one it is valid UTF-8). Until the first such byte
+// the words are tested with EscapeMask (stopping at it), after it with
+// specialMask (hi is known): cheaper than or'ing every word skipped.
 func scanString(b []byte, i int) (end int, escaped, hi, ok bool) {
-	const highs = 0x8080808080808080
-	var acc uint64 // the bytes skipped eight at a time, or'ed
 	for j := i + 1; j < len(b); j++ {
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j:])
-			if m := specialMask(x); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				acc |= x & (1<<(8*k) - 1) // the bytes before the special one
-				j += k
-				break
-			}
-			acc |= x
-			j += 8
+		if hi {
+			j = skipPlain(b, j)
+		} else {
+			j = skipASCII(b, j)
 		}
 		if j >= len(b) {
 			break
@@ -343,7 +349,7 @@ func scanString(b []byte, i int) (end int, escaped, hi, ok bool) {
 				return 0, escaped, hi, false
 			}
 		case c == '"':
-			return j + 1, escaped, hi || acc&highs != 0, true
+			return j + 1, escaped, hi, true
 		case c < 0x20:
 			return 0, escaped, hi, false
 		}

@@ -2,7 +2,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"testing"
 	"unicode/utf8"
@@ -11,7 +14,14 @@ import (
 var tapeCases = []string{`{}`, `[]`, `1`, `-0.5e-3`, `"x"`, `true`, `null`, ` {"a" : [1, {"b":"]}"}] , "c":null} `,
 	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a":"\u12"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}", `[1,]`, `{"a"}`,
 	"{\"a\":\"\xc3\xa9\",\"b\":\"long enough to be read eight at a time \xe2\x80\"}", "[\"abcdefgh\xffabcdefgh\"]", "[\"\xf0\x9f\x98\x80\\n\xc3\"]",
-	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`}
+	`01`, `1.`, `-`, `[1 2]`, `{"a":1}x`, "\"a\tb\"", `{"a":{"b":{"c":[[],[{}]]}}}`, `{"a":tru}`, `"\/\b\f\n\r\t\\\""`,
+	// A long ASCII prefix, then what needs a look (object's skipASCII, then scanString from there).
+	"{\"abcdefghijklmnopq\xff\":1}", "{\"abcdefghijklmnopqrs\\n\":1}", `{"a":"abcdefghijklmnopqrstuvwx\q"}`,
+	"{\"abcdefghijklmnopqrstu\":\"abcdefghijklmnopqrstuvwxyz\xc3\"}", `{"abcdefghijklmnopqrstuvwx":"abcdefghijklmnopq`}
+
+// plainThenSpecial are objects with such names and string values, all of which Parse takes.
+var plainThenSpecial = []string{"{\"abcdefghijklmnopqrs\xc3\xa9\":\"abcdefghijklmnopqrstuvwxyz\\n\\u00e9\xe2\x82\xac\"}",
+	"{\"abcdefgh\":\"abcdefghijklmnop\xff\",\"abcdefghijklmnopqrstuvw\":\"abcdefghijklmnopqrstuvwxyz\"}"}
 
 // checkTape fails unless Parse takes only what encoding/json accepts, and
 // its spans are the values encoding/json finds.
@@ -75,12 +85,12 @@ func checkCompact(t *testing.T, b []byte) {
 }
 
 func TestTapeAndCompact(t *testing.T) {
-	for _, s := range append(tapeCases, cases...) {
+	for _, s := range append(append(tapeCases, plainThenSpecial...), cases...) {
 		checkTape(t, []byte(s))
 		checkCompact(t, []byte(s))
 	}
 	var tp Tape
-	for _, s := range []string{`{"a":1}`, `[{"x":[1,2]},{"y":{}}]`, ` {"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}} `} {
+	for _, s := range append([]string{`{"a":1}`, `[{"x":[1,2]},{"y":{}}]`, ` {"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}} `}, plainThenSpecial...) {
 		if !tp.Parse([]byte(s)) {
 			t.Errorf("Parse refuses %s", s)
 		}
@@ -106,14 +116,92 @@ func TestAppendString(t *testing.T) {
 //
 //	go test ./internal/jsonscan -run '^$' -fuzz FuzzTape -fuzztime 2m
 func FuzzTape(f *testing.F) {
-	for _, s := range append(tapeCases, cases...) {
+	for _, s := range append(append(tapeCases, plainThenSpecial...), cases...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkTape(t, b)
 		checkCompact(t, b)
 		checkAppendString(t, b)
+		checkEscapeMask(t, b)
 	})
+}
+
+// checkEscapeMask fails unless EscapeMask, on every word of b, is 0 exactly
+// when none of its bytes is '"', '\\', below 0x20 or 0x80 and up, and its
+// lowest set bit is the first such byte's: the same as a byte-by-byte look.
+func checkEscapeMask(t *testing.T, b []byte) {
+	for i := 0; i+8 <= len(b); i++ {
+		first := 8
+		for k, c := range b[i : i+8] {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				first = k
+				break
+			}
+		}
+		m := EscapeMask(binary.LittleEndian.Uint64(b[i:]))
+		if got := bits.TrailingZeros64(m) >> 3; got != first || m&^0x8080808080808080 != 0 {
+			t.Fatalf("EscapeMask(%q) = %#x: first special byte %d, want %d", b[i:i+8], m, got, first)
+		}
+	}
+}
+
+func TestEscapeMask(t *testing.T) {
+	// The bytes at the edges of each test, and any other.
+	edges := []byte{0, 1, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7e, 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa2, 0xdc, 0xfe, 0xff}
+	r := rand.New(rand.NewPCG(1, 2))
+	w := make([]byte, 8)
+	for n := 0; n < 1<<20; n++ {
+		for k := range w {
+			if r.IntN(3) == 0 {
+				w[k] = edges[r.IntN(len(edges))]
+			} else {
+				w[k] = byte(0x20 + r.IntN(0x5f)) // plain ASCII
+			}
+		}
+		checkEscapeMask(t, w)
+	}
+	for c := 0; c < 256; c++ {
+		for k := range 8 {
+			copy(w, "abcdefgh")
+			w[k] = byte(c)
+			checkEscapeMask(t, w)
+		}
+	}
+}
+
+// TestTapeDuplicate: Parse refuses an object exactly when two of its
+// members share a name (names that often share a length, a first and a
+// last byte; objects on both sides of duplicate's 16 members).
+func TestTapeDuplicate(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tp Tape
+	for n := 0; n < 20000; n++ {
+		var names []string
+		b := []byte(`{`)
+		for k := range r.IntN(20) {
+			name := []byte("ab"[:r.IntN(3)])
+			for range r.IntN(3) {
+				name = append(name, "xyz"[r.IntN(3)])
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, '"'), name...), `":[]`...)
+			names = append(names, string(name))
+		}
+		b = append(b, '}')
+		dup := false
+		for i := range names {
+			for j := range i {
+				dup = dup || names[i] == names[j]
+			}
+		}
+		if tp.Parse(b) == dup {
+			t.Fatalf("Parse(%s) = %v, duplicate names: %v", b, !dup, dup)
+		}
+		checkTape(t, b)
+	}
 }
 
 // BenchmarkTapeParse parses the frames of the benchmarks' workload
