@@ -42,8 +42,8 @@ func TestServedSameAsInProcess(t *testing.T) {
 			want := mappertest.Run(t, New(), startReq(config), frames, 0)
 			for _, n := range []int{1, 5, 64} {
 				for _, pipelined := range []bool{false, true} {
-					got := normal(mapServed(t, m, startReq(config), frames, n, pipelined))
-					if reflect.DeepEqual(normal(want), got) {
+					got := mappertest.MapServed(t, m, startReq(config), frames, n, pipelined)
+					if reflect.DeepEqual(mappertest.NormalOutputs(want), got) {
 						continue
 					}
 					t.Fatalf("%s, config %q, batches of %d, pipelined %v: served outputs differ (-in process +served):\n%s",
@@ -52,63 +52,4 @@ func TestServedSameAsInProcess(t *testing.T) {
 			}
 		}
 	}
-}
-
-// mapServed maps frames in batches of n over m, with two batches in
-// flight when pipelined (Submit, then Collect the oldest).
-func mapServed(t *testing.T, m sdk.Mapper, req sdk.StartRequest, frames []sdk.Frame, n int, pipelined bool) []sdk.Output {
-	t.Helper()
-	ctx := context.Background()
-	sess, err := m.Start(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outs []sdk.Output
-	if !pipelined {
-		return mappertest.MapAll(t, ctx, sess, frames, n)
-	}
-	ps, ok := sess.(interface {
-		Submit(ctx context.Context, frames []sdk.Frame) error
-		Collect(ctx context.Context) ([]sdk.Output, error)
-	})
-	if !ok {
-		t.Fatalf("%T has no pipelined batches", sess)
-	}
-	inFlight := 0
-	for len(frames) > 0 || inFlight > 0 {
-		if len(frames) > 0 && inFlight < 2 {
-			k := min(n, len(frames))
-			if err := ps.Submit(ctx, frames[:k]); err != nil {
-				t.Fatal(err)
-			}
-			frames, inFlight = frames[k:], inFlight+1
-			continue
-		}
-		o, err := ps.Collect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, inFlight = append(outs, o...), inFlight-1
-	}
-	o, err := sess.Finish(ctx, "eof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(outs, o...)
-}
-
-// normal is outs with an empty JSON or seq list as nil (the transport does
-// not tell them apart).
-func normal(outs []sdk.Output) []sdk.Output {
-	out := make([]sdk.Output, len(outs))
-	for i, o := range outs {
-		if len(o.JSON) == 0 {
-			o.JSON = nil
-		}
-		if len(o.FrameSeqs) == 0 {
-			o.FrameSeqs = nil
-		}
-		out[i] = o
-	}
-	return out
 }
