@@ -721,7 +721,10 @@ func (p *Pipeline) Rebuild(ctx context.Context) error {
 		p.replay(s) // the pass below, done when the rebuild planned (scan.go)
 		return p.attachRebuild(ctx)
 	}
-	if shareWindow && firstPassInWindow {
+	if l, ok := p.opts.Sessions.(SessionLocker); shareWindow && firstPassInWindow && !(ok && l.Locking()) {
+		// (A session lock waits until capture is done, which the first pass
+		// in the window is: a feeder waiting for one would hold the window,
+		// and so the pass, back. No rebuild, finisher or conversion locks.)
 		return p.rebuildInWindow(ctx)
 	}
 	r, err := wire.Open(p.wirePath)

@@ -88,6 +88,18 @@ func (s *recSession) Finish(context.Context, string) ([]sdk.Output, error) {
 // made-up lines.
 type fakeSessions struct{}
 
+// windowSessions is the session store rebuildFailing's pipelines use.
+var windowSessions SessionStore = fakeSessions{}
+
+// lockingSessions is fakeSessions that locks sessions (as a recording's
+// store does); every lock is free.
+type lockingSessions struct{ fakeSessions }
+
+func (lockingSessions) Locking() bool                                        { return true }
+func (lockingSessions) AcquireSession(string, <-chan struct{}) (bool, error) { return true, nil }
+func (lockingSessions) ForgoSession(string)                                  {}
+func (l lockingSessions) State(id string) (wire.Session, error)              { return l.Observe(id) }
+
 func (fakeSessions) Observe(id string) (wire.Session, error) {
 	if id == "sess_b" {
 		return wire.Session{ID: id, Connections: 1, PriorLines: 2, AEPLines: 1}, nil
@@ -242,7 +254,7 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 		},
 		WirePath: path, Connection: "c-window", Mode: sdk.ModeRebuild,
 		Revisions: map[string][]string{"acp/2@x": {"a", "b"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
-		Launch: launch, Sink: sink, BatchFrames: 16, Sessions: fakeSessions{}, ResolveSessions: true, MaxRestarts: restarts,
+		Launch: launch, Sink: sink, BatchFrames: 16, Sessions: windowSessions, ResolveSessions: true, MaxRestarts: restarts,
 	})
 	for _, m := range mappers {
 		m.firstPassOn = func() bool {
@@ -405,6 +417,14 @@ func TestFirstPassInWindow(t *testing.T) {
 			t.Errorf("grpc %v: the plugins were fed only after the first pass", grpc)
 		}
 		sameRun(t, fmt.Sprintf("grpc %v, first pass in the window", grpc), r, before)
+	}
+	// A store that locks sessions: a lock waits until capture is done, so the
+	// pass is made before the window.
+	windowSessions = lockingSessions{}
+	locked := rebuildWith(t, path, true, false, nil, [2]int{2, 1 << 20})
+	windowSessions = fakeSessions{}
+	if locked.early {
+		t.Error("sessions locked: a plugin was fed before the first pass ended")
 	}
 	scan, err := ScanWire(path)
 	if err != nil {
