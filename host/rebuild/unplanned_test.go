@@ -89,3 +89,63 @@ func TestUnplannedSameStore(t *testing.T) {
 		}
 	}
 }
+
+// TestImportChangesAsImport (ASR-712): importChanges, the unplanned
+// mapping's check, says a line would change exactly when importing the log
+// line by line (importWireChanged, the recorder's scrubbing of
+// client-to-agent frames) changes one: no mcpServers, an empty list, a
+// secret, the name only in the header or in an agent's frame, an
+// unreadable line naming it, a secret at the end of a line longer than the
+// check's buffer, and a torn tail holding a secret.
+func TestImportChangesAsImport(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	src := t.TempDir()
+	plain, err := os.ReadFile(writeConn(t, t.TempDir(), "c-1", t0, false)) // names mcpServers: []
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := os.ReadFile(writeConnMCP(t, t.TempDir(), "c-2", t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(plain), "\n")
+	secretLine := ""
+	for _, l := range strings.SplitAfter(string(secret), "\n") {
+		if strings.Contains(l, "s3cret") {
+			secretLine = l
+		}
+	}
+	if secretLine == "" {
+		t.Fatal("no secret line")
+	}
+	long := strings.Replace(secretLine, `"cwd":"/tmp"`, `"cwd":"/`+strings.Repeat("x", 5<<20)+`"`, 1)
+	agentLine := strings.Replace(lines[len(lines)-2], `"stopReason":"end_turn"`, `"stopReason":"end_turn","mcpServers":[{"env":[{"name":"T","value":"v"}]}]`, 1)
+	header := strings.Replace(lines[0], `"agent"`, `"agent","--mcpServers"`, 1)
+	for _, tc := range []struct {
+		name, text string
+		changes    bool
+	}{
+		{"an empty list", string(plain), false},
+		{"a secret", string(secret), true},
+		{"the name in the header", header + strings.Join(lines[1:], ""), false},
+		{"the name in an agent's frame", strings.Join(lines[:len(lines)-2], "") + agentLine, false},
+		{"an unreadable line naming it", string(plain) + "{\"mcpServers\": oops\n", true},
+		{"a secret at the end of a long line", string(plain) + long, true},
+		{"a torn tail with a secret", string(plain) + strings.TrimSuffix(secretLine, "\n"), true},
+	} {
+		path := filepath.Join(src, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		imported, err := importWireChanged(path, filepath.Join(t.TempDir(), "copy.jsonl"))
+		if err != nil {
+			t.Fatalf("%s: import: %v", tc.name, err)
+		}
+		if imported != tc.changes {
+			t.Fatalf("%s: the import changed a line: %v (the case is not what it says)", tc.name, imported)
+		}
+		if got := importChanges(path); got != imported {
+			t.Errorf("%s: importChanges %v, the import changed a line: %v", tc.name, got, imported)
+		}
+	}
+}

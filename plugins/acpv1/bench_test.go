@@ -10,6 +10,7 @@ import (
 
 	"github.com/acptap/acptap/internal/pluginwire"
 	"github.com/acptap/acptap/sdk"
+	"github.com/acptap/acptap/sdk/mappertest"
 )
 
 // benchLog is a synthetic ACP v1 conversation like host/logimport's
@@ -62,15 +63,22 @@ func benchLog(turns int) []sdk.Frame {
 	return frames
 }
 
-// BenchmarkConvertV1 maps the synthetic log in process (convert mode), in
-// batches of 64 frames as the host sends them; it reports the input rate.
-func BenchmarkConvertV1(b *testing.B) {
+// benchInput is the synthetic log of BenchmarkConvertV1, its size set as
+// b's bytes (the input rate).
+func benchInput(b *testing.B) []sdk.Frame {
 	frames := benchLog(2000)
 	var size int64
 	for _, f := range frames {
 		size += int64(len(f.Data)) + 1
 	}
 	b.SetBytes(size)
+	return frames
+}
+
+// BenchmarkConvertV1 maps the synthetic log in process (convert mode), in
+// batches of 64 frames as the host sends them; it reports the input rate.
+func BenchmarkConvertV1(b *testing.B) {
+	frames := benchInput(b)
 	for b.Loop() {
 		sess, err := New().Start(context.Background(), startReq(sdk.ModeConvert, ""))
 		if err != nil {
@@ -88,45 +96,15 @@ func BenchmarkConvertV1(b *testing.B) {
 }
 
 // BenchmarkConvertV1Prepared is BenchmarkConvertV1 with the batches
-// prepared as the plugin server prepares them (pluginwire.Preparer): 1,024
-// frames a batch (the offline feeders'), copied into two frame slices that
-// take turns, each prepared on a reader goroutine while Map maps it.
+// prepared as the plugin server prepares them (pluginwire.Preparer,
+// mappertest.MapPrepared), 1,024 frames a batch (the offline feeders').
 func BenchmarkConvertV1Prepared(b *testing.B) {
-	frames := benchLog(2000)
-	var size int64
-	for _, f := range frames {
-		size += int64(len(f.Data)) + 1
-	}
-	b.SetBytes(size)
-	ctx := context.Background()
-	const n = 1024
+	frames := benchInput(b)
 	for b.Loop() {
-		s, err := New().Start(ctx, startReq(sdk.ModeConvert, ""))
+		s, err := New().Start(context.Background(), startReq(sdk.ModeConvert, ""))
 		if err != nil {
 			b.Fatal(err)
 		}
-		sess := s.(*translator)
-		free := make(chan []sdk.Frame, 2)
-		free <- make([]sdk.Frame, 0, n)
-		free <- make([]sdk.Frame, 0, n)
-		ready := make(chan []sdk.Frame, 1)
-		go func() { // the request reader
-			for i := 0; i < len(frames); i += n {
-				f := append((<-free)[:0], frames[i:min(i+n, len(frames))]...)
-				run := sess.PrepareFrames(f)
-				ready <- f
-				run()
-			}
-		}()
-		for i := 0; i < len(frames); i += n {
-			cur := <-ready
-			if _, err := sess.Map(ctx, cur); err != nil {
-				b.Fatal(err)
-			}
-			free <- cur
-		}
-		if _, err := sess.Finish(ctx, "eof"); err != nil {
-			b.Fatal(err)
-		}
+		mappertest.MapPrepared(b, s.(*translator), frames, 1024)
 	}
 }

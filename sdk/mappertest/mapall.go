@@ -88,3 +88,50 @@ func NormalOutputs(outs []sdk.Output) []sdk.Output {
 	}
 	return out
 }
+
+// MapPrepared maps frames through sess, a session that prepares its batches
+// (PrepareFrames, internal/pluginwire's Preparer), as the plugin server does: batches of
+// batch frames copied into two frame slices that take turns (so frames of later batches lie
+// at the addresses of earlier ones), each prepared on another goroutine, one batch after
+// the other, while Map maps it and the batch before. It finishes the session and returns
+// every output.
+func MapPrepared(t testing.TB, sess interface {
+	sdk.Session
+	PrepareFrames(frames []sdk.Frame) (run func())
+}, frames []sdk.Frame, batch int) []sdk.Output {
+	t.Helper()
+	ctx := context.Background()
+	var batches [][]sdk.Frame
+	for len(frames) > 0 {
+		k := min(batch, len(frames))
+		batches, frames = append(batches, frames[:k]), frames[k:]
+	}
+	free := make(chan []sdk.Frame, 2)
+	free <- make([]sdk.Frame, 0, batch)
+	free <- make([]sdk.Frame, 0, batch)
+	ready := make(chan []sdk.Frame, 1)
+	go func() { // the request reader
+		for _, b := range batches {
+			f := append((<-free)[:0], b...)
+			run := sess.PrepareFrames(f)
+			ready <- f
+			run()
+		}
+	}()
+	var outs []sdk.Output
+	for range batches {
+		cur := <-ready
+		o, err := sess.Map(ctx, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, o...)
+		clear(cur)
+		free <- cur
+	}
+	o, err := sess.Finish(ctx, "eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(outs, o...)
+}

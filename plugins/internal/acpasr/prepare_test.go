@@ -13,53 +13,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// mapPrepared maps frames as the plugin server does when the session
-// prepares batches (internal/pluginwire's request reader): batches of n
-// frames copied into two frame slices that take turns (so frames of later
-// batches lie at the addresses of earlier ones), each prepared on another
-// goroutine, one batch after the other, while Map maps it and the batch
-// before.
+// mapPrepared maps frames through a new session as the plugin server does
+// when the session prepares batches (mappertest.MapPrepared).
 func mapPrepared(t testing.TB, req sdk.StartRequest, frames []sdk.Frame, n int) []sdk.Output {
 	t.Helper()
-	ctx := context.Background()
-	sess, err := newMapper().Start(ctx, req)
+	sess, err := newMapper().Start(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := sess.(*Session)
-	var batches [][]sdk.Frame
-	for len(frames) > 0 {
-		k := min(n, len(frames))
-		batches, frames = append(batches, frames[:k]), frames[k:]
-	}
-	free := make(chan []sdk.Frame, 2)
-	free <- make([]sdk.Frame, 0, n)
-	free <- make([]sdk.Frame, 0, n)
-	ready := make(chan []sdk.Frame, 1)
-	go func() { // the request reader
-		for _, b := range batches {
-			f := append((<-free)[:0], b...)
-			run := p.PrepareFrames(f)
-			ready <- f
-			run()
-		}
-	}()
-	var outs []sdk.Output
-	for range batches {
-		cur := <-ready
-		o, err := p.Map(ctx, cur)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, o...)
-		clear(cur)
-		free <- cur
-	}
-	o, err := p.Finish(ctx, "eof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(outs, o...)
+	return mappertest.MapPrepared(t, sess.(*Session), frames, n)
 }
 
 // TestPreparedSameAsMap: a session whose batches are prepared ahead
