@@ -30,24 +30,40 @@ func ShortenSlices() error {
 	if err != nil {
 		return err
 	}
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return fmt.Errorf("list threads: %w", err)
-	}
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
+	// A thread the runtime makes while a pass runs inherits the slice of the
+	// thread that makes it, which the pass may not have reached yet: passes
+	// run until one finds every thread done (a few at most).
+	for range maxSlicePasses {
+		ents, err := os.ReadDir("/proc/self/task")
 		if err != nil {
-			continue
+			return fmt.Errorf("list threads: %w", err)
 		}
-		if n, err := Nice(tid); err != nil || n != own {
-			continue // gone, or lowered
+		changed := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if n, err := Nice(tid); err != nil || n != own {
+				continue // gone, or lowered
+			}
+			if cur, err := Slice(tid); err == nil && cur == CopySlice {
+				continue
+			}
+			if err := setSlice(tid, CopySlice); err != nil {
+				return err
+			}
+			changed = true
 		}
-		if err := setSlice(tid, CopySlice); err != nil {
-			return err
+		if !changed {
+			return nil
 		}
 	}
 	return nil
 }
+
+// maxSlicePasses bounds ShortenSlices' passes over the threads.
+const maxSlicePasses = 4
 
 // Slice returns a thread's scheduler slice in ns (0: the calling thread).
 func Slice(tid int) (uint64, error) {
