@@ -279,6 +279,14 @@ func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if l := arenaSmaps(t, a, "VmFlags:"); !slices.Contains(strings.Fields(l)[1:], "sr") {
+		t.Errorf("the arena's mapping has %q, want the sequential-read flag sr", l)
+	}
+}
+
+// arenaSmaps is the line of the arena's mapping in /proc/self/smaps that starts with key.
+func arenaSmaps(t *testing.T, a *Arena, key string) string {
+	t.Helper()
 	start := uintptrOf(a.mem)
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
@@ -292,14 +300,23 @@ func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
 			in = err == nil && uintptr(v) == start
 			continue
 		}
-		if in && strings.HasPrefix(l, "VmFlags:") {
-			if !slices.Contains(strings.Fields(l)[1:], "sr") {
-				t.Errorf("the arena's mapping has %q, want the sequential-read flag sr", l)
-			}
-			return
+		if in && strings.HasPrefix(l, key) {
+			return l
 		}
 	}
-	t.Fatalf("the arena's mapping at %#x is not in /proc/self/smaps", start)
+	t.Fatalf("no %s of the arena's mapping at %#x in /proc/self/smaps", key, start)
+	return ""
+}
+
+// arenaRss is how much of the arena's mapping has pages in this process, in KiB.
+func arenaRss(t *testing.T, a *Arena) int {
+	t.Helper()
+	f := strings.Fields(arenaSmaps(t, a, "Rss:"))
+	kib, err := strconv.Atoi(f[1])
+	if err != nil || len(f) != 3 || f[2] != "kB" {
+		t.Fatalf("smaps line %q", f)
+	}
+	return kib
 }
 
 // TestSpoolRemainderCountsLater: the remainder a spool declares (the gap the next command
@@ -357,5 +374,55 @@ func TestSpoolRemainderCountsLater(t *testing.T) {
 				t.Fatalf("seed %d, direction %d: remainder %d frames, %d bytes; counted in order %d, %d", seed, i, g.Frames, g.Bytes, w.frames, w.bytes)
 			}
 		}
+	}
+}
+
+// TestSpoolOfTalliedChunksMapsNothing: the chunks the copier stored through the arena's
+// file (cold slots) and tallied (Chunk.Tally) are spooled without this process mapping
+// their pages (its Rss in /proc/self/smaps) — at the exit with a large backlog, faulting them in to count their LFs was
+// most of the spool's time — and the remainder it declares (ASR-723: the frames a lost spool
+// held are counted) is the tallies'. The control: the same chunks untallied are mapped.
+func TestSpoolOfTalliedChunksMapsNothing(t *testing.T) {
+	const n = 256
+	data := bytes.Repeat([]byte("0123456789abcde\n"), BufferSize/16) // BufferSize/16 LFs, the last byte one
+	for _, tally := range []bool{true, false} {
+		a, err := NewArena(n * BufferSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := make(chan Item, n)
+		for range n {
+			c := a.Buffer()
+			if !c.Cold() {
+				t.Fatal("a new arena's slot is not cold")
+			}
+			c.Store(data)
+			c.Share(len(data))
+			if tally {
+				c.Tally(BufferSize/16, true)
+			}
+			c.WriteDone()
+			items <- Item{Dir: sdk.A2C, At: time.Unix(0, 1), Chunk: c}
+		}
+		close(items)
+		if r := arenaRss(t, a); r != 0 {
+			t.Fatalf("%d KiB of the arena mapped here after stores through its file; want none", r)
+		}
+		sp, err := WriteSpool(io.Discard, SpoolHeader{}, items, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A gap's bytes are those of its lines without their LFs.
+		if g := sp.Remainder[1]; g.Frames != n*BufferSize/16 || g.Bytes != n*(BufferSize-BufferSize/16) {
+			t.Errorf("tallied %v: remainder %d frames, %d bytes; want %d, %d", tally, g.Frames, g.Bytes, n*BufferSize/16, n*(BufferSize-BufferSize/16))
+		}
+		r := arenaRss(t, a)
+		switch {
+		case tally && r != 0:
+			t.Errorf("the spool of %d tallied chunks mapped %d KiB of them here; want none", n, r)
+		case !tally && r < n*BufferSize/1024/2:
+			t.Fatalf("the control: the spool of %d untallied chunks mapped only %d KiB of them here; this test cannot tell", n, r)
+		}
+		t.Logf("tallied %v: %d KiB of the arena mapped after the spool", tally, r)
 	}
 }

@@ -41,6 +41,26 @@ type Chunk struct {
 	arena  *Arena // buf is a slot of arena (nil: of the heap pool)
 	slot   int32
 	cold   bool // buf is an arena slot without pages yet (see Cold)
+
+	// The copier's tally of Data (Tally): its LFs and whether it ends with one.
+	tallied, tallyLF bool
+	tallyLFs         uint32
+}
+
+// Tally records Data's LFs and last byte, counted by the copier after its write, while the
+// bytes are still in its cache: a chunk stored through the arena's file (Store of a cold
+// slot) has no pages in this process, and the exit's spool (WriteSpool), which needs every
+// queued chunk's LFs for the remainder it declares, would otherwise fault them all in to
+// count them (some 17 ms of acptap's exit for 160 MB queued, docs/benchmarks.md). The
+// copier calls it before WriteDone; the receiver reads it (Tallied) only once the copier is
+// done with the queue (it is closed).
+func (c *Chunk) Tally(lfs int, endLF bool) {
+	c.tallied, c.tallyLF, c.tallyLFs = true, endLF, uint32(lfs)
+}
+
+// Tallied is the copier's tally of Data (ok false: none).
+func (c *Chunk) Tallied() (lfs uint64, endLF, ok bool) {
+	return uint64(c.tallyLFs), c.tallyLF, c.tallied
 }
 
 // Lost counts forwarded bytes that capture did not get. EndLF says whether the last of them
@@ -149,6 +169,7 @@ func (c *Chunk) unref() {
 	}
 	if o.refs.Add(-1) == 0 {
 		o.Data, o.Lost, o.EOF, o.size = nil, Lost{}, false, 0
+		o.tallied, o.tallyLF, o.tallyLFs = false, false, 0
 		if o.arena != nil {
 			o.arena.put(o)
 		} else {

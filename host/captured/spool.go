@@ -159,14 +159,18 @@ func writeRecord(bw *batchWriter, it Item, cnt *spoolCounts, arena *Arena) (inAr
 	d := dirIndex(it.Dir)
 	cnt.add(d, ch.Lost.Bytes, ch.Lost.LFs, ch.Lost.EndLF, nil)
 	if n := len(ch.Data); n > 0 {
-		var lfs uint64
-		var later []byte // a long chunk in the arena: its LFs are counted after the loop, on both cores
-		if inArena && n >= countLaterMin {
-			later = ch.Data
+		if lfs, endLF, ok := ch.Tallied(); ok {
+			cnt.add(d, uint64(n), lfs, endLF, nil) // the copier counted them (Chunk.Tally)
 		} else {
-			lfs = uint64(bytes.Count(ch.Data, []byte{'\n'}))
+			var lfs uint64
+			var later []byte // a long chunk in the arena: its LFs are counted after the loop, on both cores
+			if inArena && n >= countLaterMin {
+				later = ch.Data
+			} else {
+				lfs = uint64(bytes.Count(ch.Data, []byte{'\n'}))
+			}
+			cnt.add(d, uint64(n), lfs, ch.Data[n-1] == '\n', later)
 		}
-		cnt.add(d, uint64(n), lfs, ch.Data[n-1] == '\n', later)
 	}
 	var r [recordSize]byte
 	r[0], r[1] = uint8(it.Dir), flags

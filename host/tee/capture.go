@@ -26,11 +26,13 @@ type capture struct {
 	bound  *captured.Bound
 	closed bool
 
-	midLine bool          // the last byte forwarded was not an LF
-	lost    captured.Lost // dropped since the last chunk that was queued
-	uncount []byte        // a dropped read whose LFs settle counts, after its write
-	ended   bool          // the direction ended (eof)
-	endSent bool          // the receiver was told (an EOF chunk, or nothing was open)
+	midLine bool            // the last byte forwarded was not an LF
+	lost    captured.Lost   // dropped since the last chunk that was queued
+	uncount []byte          // a dropped read whose LFs settle counts, after its write
+	tally   *captured.Chunk // a queued chunk stored through the arena's file, tallied by settle
+	tallied []byte          // its bytes (the copier's own buffer, unchanged until the next read)
+	ended   bool            // the direction ended (eof)
+	endSent bool            // the receiver was told (an EOF chunk, or nothing was open)
 
 	arena *captured.Arena // where read buffers and slabs come from (nil: the heap pool)
 	bell  chan<- struct{} // Config.Doorbell
@@ -67,6 +69,7 @@ func (c *capture) feed(ch *captured.Chunk, data []byte, at time.Time) (handed bo
 	} else {
 		if ch.Cold() {
 			ch.Store(data) // data was read into the copier's own buffer
+			c.tally, c.tallied = ch, data
 		}
 		ch.Share(n)
 	}
@@ -77,6 +80,7 @@ func (c *capture) feed(ch *captured.Chunk, data []byte, at time.Time) (handed bo
 		c.lost, c.rung = captured.Lost{}, true
 		return it == ch
 	default:
+		c.tally, c.tallied = nil, nil
 		if it == ch {
 			it.Uncharge()
 			ch.Unshare()
@@ -112,6 +116,11 @@ func (c *capture) settle() {
 	if c.uncount != nil {
 		c.lost.LFs += uint64(bytes.Count(c.uncount, []byte{'\n'}))
 		c.uncount = nil
+	}
+	if c.tally != nil {
+		b := c.tallied
+		c.tally.Tally(bytes.Count(b, []byte{'\n'}), b[len(b)-1] == '\n')
+		c.tally, c.tallied = nil, nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -523,4 +524,73 @@ func testCausalOrder(t *testing.T, doorbell bool) {
 	if len(order) != 2*n {
 		t.Errorf("%d items, want %d", len(order), 2*n)
 	}
+}
+
+// TestCopierTalliesStoredChunks: a chunk the copier stores through the arena's file (a cold
+// slot) carries its LFs and last byte, counted after the write (Chunk.Tally), so that the
+// exit's spool can declare the queued frames without faulting the chunk's pages in; the
+// tally is exact for every such chunk: reads cut anywhere, lines longer than a read, a read
+// ending with and without an LF.
+func TestCopierTalliesStoredChunks(t *testing.T) {
+	var in bytes.Buffer
+	rng := rand.New(rand.NewSource(1))
+	for in.Len() < 40*captured.BufferSize {
+		in.WriteString(strings.Repeat("x", 8<<10+rng.Intn(3*captured.BufferSize/2)))
+		in.WriteByte('\n')
+	}
+	const queueBytes = 64 * captured.BufferSize
+	arena, err := captured.NewQueueArena(queueBytes)
+	if arena == nil {
+		t.Skipf("no queue arena here: %v", err)
+	}
+	q := make(chan captured.Item, 1024)
+	c := newCapture(sdk.C2A, q, captured.NewBound(queueBytes), arena)
+	// Reads of 1..64 KiB, as a pipe gives them.
+	src := &cutReader{b: in.Bytes(), rng: rng}
+	var out bytes.Buffer
+	if err := copyLines(&out, src, c); err != nil {
+		t.Fatal(err)
+	}
+	c.finish(nil)
+	close(q)
+	tallied := 0
+	for it := range q {
+		ch := it.Chunk
+		if ch == nil {
+			continue
+		}
+		if lfs, endLF, ok := ch.Tallied(); ok {
+			tallied++
+			if want := uint64(bytes.Count(ch.Data, []byte{'\n'})); lfs != want || endLF != (ch.Data[len(ch.Data)-1] == '\n') {
+				t.Errorf("chunk of %d bytes tallied %d LFs (ends with one: %v), holds %d", len(ch.Data), lfs, endLF, want)
+			}
+		}
+		ch.Release()
+	}
+	if tallied == 0 {
+		t.Fatal("no chunk was tallied: a new arena's slots are cold, its chunks are stored")
+	}
+	if !bytes.Equal(out.Bytes(), in.Bytes()) {
+		t.Fatal("the copy is not the input")
+	}
+}
+
+// cutReader reads b in pieces of 1..BufferSize bytes, half of those that hold an LF cut
+// right after it.
+type cutReader struct {
+	b   []byte
+	rng *rand.Rand
+}
+
+func (r *cutReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), 1+r.rng.Intn(captured.BufferSize))
+	if i := bytes.IndexByte(r.b[:min(k, len(r.b))], '\n'); i >= 0 && r.rng.Intn(2) == 0 {
+		k = i + 1 // a read ending with an LF
+	}
+	n := copy(p[:k], r.b)
+	r.b = r.b[n:]
+	return n, nil
 }
