@@ -105,6 +105,8 @@ type Scanner struct {
 	OnSkip func(Skip)
 	// slab holds the copies of the last lines (own).
 	slab []byte
+	// tape is decodeLine's.
+	tape jsonscan.Tape
 
 	// Counters.
 	Lines, Blank, Skipped int
@@ -242,42 +244,70 @@ func decode(line []byte, p *probe) (ok bool) {
 		return false
 	}
 	p.line = line
+	jsonscan.Members(line, func(k, v []byte) bool {
+		p.member(k, v)
+		return true
+	})
+	return true
+}
+
+// decodeLine is decode(line, p) from one parse of line into s's tape when
+// the tape takes it (jsonscan.Tape.Parse accepts only what encoding/json
+// does), instead of a validating scan and then a scan of the members:
+// the members are the root's entries, as Members yields them (raw names,
+// values without the space around them; the tape refuses a name with an
+// escape and a duplicate name, which go the way decode goes).
+func (s *Scanner) decodeLine(line []byte, p *probe) bool {
+	t := &s.tape
+	defer t.Release() // the tape does not keep the line
+	if !t.Parse(line) {
+		return decode(line, p)
+	}
+	root := t.Root()
+	if root.C < 0 || line[root.V0] != '{' {
+		return decode(line, p)
+	}
+	p.line = line
+	for _, e := range t.Entries(root) {
+		p.member(t.Key(e), t.Bytes(e))
+	}
+	return true
+}
+
+// member takes the top-level member k (its raw name) with value v.
+func (p *probe) member(k, v []byte) {
 	str := func(v []byte) *string {
 		if s, ok := jsonscan.String(v); ok {
 			return &s
 		}
 		return nil
 	}
-	jsonscan.Members(line, func(k, v []byte) bool {
-		switch string(k) {
-		case "id":
-			p.ID = v
-		case "method":
-			p.Method = str(v)
-		case "params":
-			p.Params = v
-		case "result":
-			p.Result = v
-		case "error":
-			p.Error = v
-		case "dir":
-			p.Dir = str(v)
-		case "line":
-			p.Line = str(v)
-		case "sessionId":
-			p.SessionID = v
-		case "update":
-			p.Update = v
-		default:
-			for i, tk := range timeKeys {
-				if string(k) == tk {
-					p.Times[i] = str(v)
-				}
+	switch string(k) {
+	case "id":
+		p.ID = v
+	case "method":
+		p.Method = str(v)
+	case "params":
+		p.Params = v
+	case "result":
+		p.Result = v
+	case "error":
+		p.Error = v
+	case "dir":
+		p.Dir = str(v)
+	case "line":
+		p.Line = str(v)
+	case "sessionId":
+		p.SessionID = v
+	case "update":
+		p.Update = v
+	default:
+		for i, tk := range timeKeys {
+			if string(k) == tk {
+				p.Times[i] = str(v)
 			}
 		}
-		return true
-	})
-	return true
+	}
 }
 
 // paramsFields decodes the params the converter looks into (nil when
@@ -395,7 +425,7 @@ func (s *Scanner) scanLine(no int, line []byte) {
 		return
 	}
 	var p probe
-	if !decode(trim, &p) {
+	if !s.decodeLine(trim, &p) {
 		s.skip(no, "not JSON")
 		return
 	}
