@@ -3,6 +3,7 @@ package logimport
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -11,8 +12,8 @@ import (
 // part of a conversion before the pipeline starts.
 func BenchmarkReadOnce(b *testing.B) {
 	mib := 8
-	if v := os.Getenv(BenchEnv); v != "" {
-		mib = atoiOr(v, mib)
+	if n, err := strconv.Atoi(os.Getenv(BenchEnv)); err == nil && n > 0 {
+		mib = n
 	}
 	in := filepath.Join(b.TempDir(), "v1.jsonl")
 	b.SetBytes(writeSyntheticLog(b, in, int64(mib)<<20))
@@ -21,15 +22,4 @@ func BenchmarkReadOnce(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func atoiOr(s string, d int) int {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return d
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
