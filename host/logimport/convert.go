@@ -363,7 +363,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 			// that can hold all of them (a batch holds one at least) keeps
 			// the feeders live, with no second decode of the wire log, for
 			// the memory the kept frames took.
-			po.FeederDepth = max(po.FeederDepth, len(once.kept)+1)
+			po.FeederDepth = max(po.FeederDepth, once.nkept+1)
 		}
 	}
 	po.Sink, po.Sessions = counter, sessions
@@ -687,16 +687,19 @@ func feedKept(ctx context.Context, once *onceRead, size int64, opts Options, res
 	}
 	res.Lines, res.Blank = once.lines, once.blank
 	prog.Lines.Store(int64(once.lines))
-	for i := range once.kept {
-		fr := once.kept[i]
-		once.kept[i] = Frame{}
-		select {
-		case <-ctx.Done():
-			res.Interrupted = true
-			return
-		case items <- fr.Item:
+	for c, chunk := range once.kept {
+		once.kept[c] = nil
+		for i := range chunk {
+			fr := chunk[i]
+			chunk[i] = Frame{}
+			select {
+			case <-ctx.Done():
+				res.Interrupted = true
+				return
+			case items <- fr.Item:
+			}
+			res.sent(fr, prog)
 		}
-		res.sent(fr, prog)
 	}
 }
 

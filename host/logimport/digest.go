@@ -25,8 +25,11 @@ var retainBytes = 32 << 20
 type onceRead struct {
 	sum    []byte
 	frames string
-	// kept is nil when the frames were not kept (over the bound).
-	kept         []Frame
+	// kept is nil when the frames were not kept (over the bound): nkept
+	// frames in chunks of keptChunk (appending to one slice copied it at
+	// each growth, ~10 % of the pass).
+	kept         [][]Frame
+	nkept        int
 	skips        []Skip
 	lines, blank int
 }
@@ -53,7 +56,7 @@ func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error
 	keep := retain > 0
 	held := 0
 	if keep {
-		out.kept = []Frame{}
+		out.kept = [][]Frame{}
 		s.OnSkip = func(sk Skip) { out.skips = append(out.skips, sk) }
 	} else {
 		s.Borrow = true // each frame is hashed before the next is read
@@ -70,10 +73,10 @@ func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error
 		if keep {
 			held += len(it.Line) + 128 // the line and about what a Frame holds besides
 			if held > retain {
-				keep, out.kept, out.skips, s.OnSkip = false, nil, nil, nil
+				keep, out.kept, out.nkept, out.skips, s.OnSkip = false, nil, 0, nil, nil
 				s.Borrow = true // frames are no longer kept: hashed before the next is read
 			} else {
-				out.kept = append(out.kept, fr)
+				out.keep(fr)
 			}
 		}
 		if it.Gap != nil {
@@ -90,6 +93,19 @@ func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error
 	out.sum, out.frames = sum.sum(), hex.EncodeToString(h.sum())
 	out.lines, out.blank = s.Lines, s.Blank
 	return out, nil
+}
+
+// keptChunk is how many frames a chunk of onceRead.kept holds.
+const keptChunk = 1024
+
+// keep appends fr to the kept frames.
+func (o *onceRead) keep(fr Frame) {
+	if n := len(o.kept); n == 0 || len(o.kept[n-1]) == keptChunk {
+		o.kept = append(o.kept, make([]Frame, 0, keptChunk))
+	}
+	last := &o.kept[len(o.kept)-1]
+	*last = append(*last, fr)
+	o.nkept++
 }
 
 // sameFrames finds a converted wire log of st whose input yielded the

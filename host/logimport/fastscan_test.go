@@ -89,6 +89,7 @@ var scanSeeds = []string{
 	`{"jsonrpc":"2.0","method":7,"params":{}}`,
 	`{"dir":"send","line":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{}}","at":"2026-10-26T14:30:41Z"}`,
 	`{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}`,
+	`{"id":1,"id":2,"result":{}}`, ` {"id":1,"result":{"a":[1,{"b":"c"}]}} `, `{"id":1,"result":{"a":1,"a":2}}`,
 	`{"truncated":`, `not json`, `[1]`, `42`, "{\"a\":\"\xff\"}", `{"a":"\ud800"}`, `{"a":1}x`,
 }
 
@@ -126,10 +127,18 @@ func FuzzDecode(f *testing.F) {
 
 func checkDecode(t *testing.T, line []byte) {
 	t.Helper()
-	var a, b probe
+	var a, b, c probe
 	okA, okB := decode(line, &a), decodeReference(line, &b)
 	if okA != okB || !reflect.DeepEqual(a, b) {
 		t.Fatalf("decode(%q) = %v %+v, reference %v %+v", line, okA, a, okB, b)
+	}
+	// The scanner's decode from its tape, twice (the tape is reused).
+	s := NewScanner(bytes.NewReader(nil), "", 4096)
+	for range 2 {
+		c = probe{}
+		if okC := s.decodeLine(line, &c); okC != okB || !reflect.DeepEqual(c, b) {
+			t.Fatalf("decodeLine(%q) = %v %+v, reference %v %+v", line, okC, c, okB, b)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
 )
@@ -338,4 +339,48 @@ func TestFastPathKeepsNoLargeScratch(t *testing.T) {
 	if tr.fast.own.B != nil || tr.fast.tp != nil || tr.wire.Data != nil {
 		t.Error("the translator keeps the last frame's bytes after Map")
 	}
+}
+
+var blockSeeds = []string{
+	`{"type":"text","text":"hi"}`, `{"text":"hi","type":"text"}`, `{"type":"text","text":""}`,
+	`{"type":"text","text":7}`, `{"type":"text"}`, `{"type":"text","text":null}`, `{"text":"hi"}`,
+	`{"type":"text","text":"hi","annotations":{"priority":1}}`, `{"type":"text","text":"hi","annotations":null}`,
+	`{"type":"text","text":"hi","annotations":"x"}`, `{"type":"text","text":"hi","annotations":[]}`,
+	`{"type":"text","text":"hi","_meta":{"a":1}}`, `{"type":"text","text":"hi","_meta":null}`, `{"type":"text","text":"hi","_meta":1}`,
+	`{"type":"t\u0065xt","text":"hi"}`, `{"type":"image","data":"x","mimeType":"image/png"}`, `{"type":"image","text":"hi"}`,
+	`{"type":"","text":"hi"}`, `{"type":null,"text":"hi"}`, `{"type":"refusal","text":"no"}`, `{}`,
+}
+
+// TestPlainTextBlock: a block the tape check takes is one the engine's check
+// finds no problem with (the check only skips ValidBlockProblem).
+func TestPlainTextBlock(t *testing.T) {
+	took := 0
+	for _, b := range blockSeeds {
+		if checkPlainTextBlock(t, []byte(b)) {
+			took++
+		}
+	}
+	if took < 5 {
+		t.Fatalf("the tape check took %d seeds", took)
+	}
+}
+
+func FuzzPlainTextBlock(f *testing.F) {
+	for _, b := range blockSeeds {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkPlainTextBlock(t, b) })
+}
+
+func checkPlainTextBlock(t *testing.T, b []byte) bool {
+	t.Helper()
+	var tp jsonscan.Tape
+	if !tp.Parse(b) || !isObject(&tp, tp.Root()) {
+		return false
+	}
+	ok := plainTextBlock(&tp, tp.Root())
+	if p := acpasr.ValidBlockProblem(b); ok && p != "" {
+		t.Fatalf("plainTextBlock(%s) = true; ValidBlockProblem: %s", b, p)
+	}
+	return ok
 }
