@@ -215,7 +215,8 @@ func (c *conn) preparedCheck(r *prepRes) (string, []int) {
 	ft := &c.ft
 	ft.t, r.tape = r.tape, ft.t
 	ft.gen++
-	ft.f, ft.data, ft.slab, ft.ok = f, nil, nil, r.parsed
+	ft.newSlab()
+	ft.f, ft.data, ft.ok = f, nil, r.parsed
 	ft.pdata, r.data = r.data, nil
 	if r.panicked != nil {
 		panic(r.panicked)

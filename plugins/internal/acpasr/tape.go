@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
+	"testing"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -24,9 +26,11 @@ type frameTape struct {
 	data []byte // the frame's copy the objects alias (parseRPCTape)
 	// pdata is that copy made ahead (PrepareFrames), for parseRPCTape.
 	pdata []byte
-	// slab holds the members of the current frame's objects (objAt): one
-	// allocation a frame, not one per object; a new one for each frame,
-	// since objects outlive their frame.
+	// slab holds the members of the current frame's objects (objAt): not
+	// one allocation per object, and none a frame once it has room, as it
+	// is reused from frame to frame (newSlab). So an object built from the
+	// tape lives until the next frame's: what a body keeps across frames
+	// (a tool call's content item) is a copy (keep).
 	slab []kv
 	// strs are the short strings read from the frames' members (ids,
 	// kinds), so that the same id read frame after frame is one string.
@@ -73,10 +77,45 @@ func (c *strCache) text(v []byte) (string, bool) {
 	return *slot, true
 }
 
+// maxSlab is the most members a frame's slab keeps room for between
+// frames (~56 KiB).
+const maxSlab = 1024
+
+// newSlab starts a frame's objects: the slab's room is reused, the
+// objects built from the frame before are dead. In a test binary the
+// members they had are poisoned first, so an object kept from an earlier
+// frame without a copy reads garbage or the next frame's members.
+func (ft *frameTape) newSlab() {
+	if testing.Testing() {
+		poison(ft.slab)
+	}
+	if cap(ft.slab) > maxSlab {
+		ft.slab = nil
+		return
+	}
+	ft.slab = ft.slab[:0]
+}
+
+// poison overwrites members no object may read any more.
+func poison(slab []kv) {
+	for i := range slab {
+		slab[i] = kv{k: poisonKey, v: json.RawMessage(poisonValue), c: -1}
+	}
+}
+
+const (
+	poisonKey   = "\x00poisoned"
+	poisonValue = `"\u0000poisoned"`
+)
+
+// keep is a copy of o (built from a frame's tape) that outlives the frame.
+func keep(o obj) obj { return slices.Clone(o) }
+
 // parse parses f's data into the tape; it reports whether the tape took it.
 func (ft *frameTape) parse(f *sdk.Frame) bool {
 	ft.gen++
-	ft.f, ft.data, ft.slab, ft.pdata = f, nil, nil, nil
+	ft.newSlab()
+	ft.f, ft.data, ft.pdata = f, nil, nil
 	ft.ok = ft.t.Parse(f.Data)
 	return ft.ok
 }
@@ -89,7 +128,9 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
-	ft.f, ft.data, ft.ok, ft.slab, ft.pdata = nil, nil, false, nil, nil
+	ft.f, ft.data, ft.ok, ft.pdata = nil, nil, false, nil
+	clear(ft.slab[:cap(ft.slab)]) // the frames' copies it points into
+	ft.newSlab()
 }
 
 // objAt builds the object that is the tape's entry e, its values aliasing
@@ -102,12 +143,13 @@ func (ft *frameTape) objAt(e jsonscan.Ent) obj {
 	}
 	if cap(ft.slab)-len(ft.slab) < n {
 		// Room for the members of every object below the top level (the
-		// top level's are read from the tape, not built), at most 64.
+		// top level's are read from the tape, not built), at least 64,
+		// at most maxSlab (the objects built so far keep the old room).
 		below := len(ft.t.Ents)
 		if r := ft.t.Root(); r.C >= 0 {
 			below -= len(ft.t.Entries(r))
 		}
-		ft.slab = make([]kv, 0, max(n, min(below, 64)))
+		ft.slab = make([]kv, 0, max(n, min(max(below, 64), maxSlab)))
 	}
 	l := len(ft.slab)
 	o := obj(ft.slab[l : l+n : l+n]) // appending to o copies it

@@ -130,7 +130,7 @@ func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 	default:
 		s.c.diag(sdk.SeverityInfo, s.id, "tool call content item of type "+strconv.Quote(typ)+" not mapped", "kept in the wire log only")
 	}
-	return toolItem{typ: typ, o: o, chunk: chunk}, true
+	return toolItem{typ: typ, o: keep(o), chunk: chunk}, true
 }
 
 func (s *stream) locations(items []json.RawMessage) []location {
