@@ -24,7 +24,7 @@ const (
 	// batch before it writes the wire log and feeds the plugins.
 	DefaultCoalesce = 2 * time.Millisecond
 	// MaxCoalesce bounds tee.coalesce.
-	MaxCoalesce       = time.Second
+	MaxCoalesce = time.Second
 	// DefaultPluginWindow is how long capture gathers the plugins' batches: ten
 	// coalescing windows of a quiet session go to them in one batch, a wake of
 	// each plugin instead of ten (at a line a millisecond, the round trip's CPU
@@ -32,7 +32,7 @@ const (
 	// later; the wire log and the bytes forwarded are not delayed.
 	DefaultPluginWindow = 10 * time.Millisecond
 	// MaxPluginWindow bounds tee.plugin_window.
-	MaxPluginWindow = time.Second
+	MaxPluginWindow   = time.Second
 	DefaultRelayQueue = 10000
 	DefaultRelayFlush = 2 * time.Second
 	// OTLP export defaults.

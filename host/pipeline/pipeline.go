@@ -447,9 +447,9 @@ type captureLoop struct {
 	pend      []wire.Entry
 	pendUntil time.Time
 	pendAt    *time.Timer
-	low    bool        // run's priority: below the tee
-	cross  bool        // a chunk saw the queue past the threshold of low: switch after its batch
-	use    float64     // the tee's queue, as full as the last chunk saw it
+	low       bool    // run's priority: below the tee
+	cross     bool    // a chunk saw the queue past the threshold of low: switch after its batch
+	use       float64 // the tee's queue, as full as the last chunk saw it
 }
 
 func (c *captureLoop) emit(it captured.Item) {

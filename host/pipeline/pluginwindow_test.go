@@ -148,6 +148,8 @@ func TestPluginWindowGathersBatches(t *testing.T) {
 		// Each read is a coalescing window of its own (coalesce 0): in the wire log,
 		// then the chunk's buffer goes back to the tee, which reads into it again.
 		waitFor(t, line+" in the wire log", func() bool { return r.inWire(line) })
+		r.p.mu.Lock() // capture flushes the wire log and copies the batch's lines under it
+		r.p.mu.Unlock()
 		copy(data, bytes.Repeat([]byte("X"), len(data)-1))
 		want = append(want, line)
 	}
