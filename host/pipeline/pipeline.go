@@ -726,6 +726,8 @@ func (c *captureLoop) pendWait() (<-chan time.Time, <-chan struct{}) {
 
 func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captured.Item) []wire.Entry {
 	e := wire.Entry{Type: wire.TypeFrame, At: it.At, Dir: it.Dir, Line: it.Line, NoLF: it.NoLF}
+	p.mu.Lock() // Snapshot reads the counters under it
+	defer p.mu.Unlock()
 	if it.Gap != nil {
 		e = wire.Entry{Type: wire.TypeGap, At: it.At, Dir: it.Dir, Gap: sdk.Gap{Frames: it.Gap.Frames, Bytes: it.Gap.Bytes, Reason: it.Gap.Reason}}
 		p.stats.GapFrames += it.Gap.Frames
@@ -733,8 +735,6 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captur
 	} else {
 		p.stats.Frames++
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if e.Type == wire.TypeFrame {
 		for _, id := range p.tracker.scan(e.Line) {
 			batch = p.appendSession(batch, id, e)
