@@ -48,7 +48,7 @@ func TestLoadDefaults(t *testing.T) {
 		Revisions: map[string][]string{"acp/2@2.0.0-alpha.9": {"acpv2", "aep"}, "acp/1": {"acpv1", "aep"},
 			"acp-v1-log": {"acpv1", "aep"}},
 		Plugins:        map[string]PluginConfig{},
-		Tee:            Tee{QueueFrames: 65536, QueueBytes: captured.DefaultQueueBytes, BatchFrames: 256, Coalesce: 2 * time.Millisecond},
+		Tee:            Tee{QueueFrames: 65536, QueueBytes: captured.DefaultQueueBytes, BatchFrames: 256, Coalesce: 2 * time.Millisecond, PluginWindow: 10 * time.Millisecond},
 		Restart:        Restart{Max: 3, StallTimeout: 30 * time.Second},
 		SchemaRevision: "2.0.0-alpha.9",
 		AEP:            AEP{RelayQueue: 10000, RelayFlush: 2 * time.Second},
@@ -96,6 +96,7 @@ queue_frames = 100
 queue_bytes = 1048576
 batch_frames = 10
 coalesce = "5ms"
+plugin_window = "20ms"
 [restart]
 max = 5
 stall_timeout = "1m30s"
@@ -131,7 +132,7 @@ stall_timeout = "1m30s"
 		if got := l.want(c); got != want[i] {
 			t.Errorf("%s: got %q, want %q", l.name, got, want[i])
 		}
-		if c.Tee != (Tee{QueueFrames: 100, QueueBytes: 1 << 20, BatchFrames: 10, Coalesce: 5 * time.Millisecond}) || c.Restart != (Restart{5, 90 * time.Second}) {
+		if c.Tee != (Tee{QueueFrames: 100, QueueBytes: 1 << 20, BatchFrames: 10, Coalesce: 5 * time.Millisecond, PluginWindow: 20 * time.Millisecond}) || c.Restart != (Restart{5, 90 * time.Second}) {
 			t.Errorf("%s: tee %+v restart %+v lost from the file", l.name, c.Tee, c.Restart)
 		}
 	}
@@ -210,6 +211,7 @@ func TestEnvironment(t *testing.T) {
 		"ACPTAP_TEE_QUEUE_FRAMES=10",
 		"ACPTAP_TEE_QUEUE_BYTES=131072",
 		"ACPTAP_TEE_COALESCE=0s",
+		"ACPTAP_TEE_PLUGIN_WINDOW=0s",
 		"ACPTAP_TEE__BATCH_FRAMES=5",
 		"ACPTAP_RESTART_MAX=0",
 		"ACPTAP_RESTART_STALL_TIMEOUT=0s",
@@ -232,7 +234,7 @@ func TestEnvironment(t *testing.T) {
 	if diff := cmp.Diff([]string{"/a", "/b"}, c.PluginPath); diff != "" {
 		t.Errorf("plugin_path (-want +got):\n%s", diff)
 	}
-	if c.Tee != (Tee{QueueFrames: 10, QueueBytes: 131072, BatchFrames: 5, Coalesce: 0}) || c.Restart != (Restart{}) {
+	if c.Tee != (Tee{QueueFrames: 10, QueueBytes: 131072, BatchFrames: 5, Coalesce: 0, PluginWindow: 0}) || c.Restart != (Restart{}) {
 		t.Errorf("tee %+v, restart %+v", c.Tee, c.Restart)
 	}
 	wantPlugins := map[string]PluginConfig{

@@ -54,6 +54,9 @@ func (c *Config) Validate() error {
 	if c.Tee.Coalesce < 0 || c.Tee.Coalesce > MaxCoalesce {
 		bad("tee.coalesce", "must be between 0s and %s, got %s", MaxCoalesce, c.Tee.Coalesce)
 	}
+	if c.Tee.PluginWindow < 0 || c.Tee.PluginWindow > MaxPluginWindow {
+		bad("tee.plugin_window", "must be between 0s and %s, got %s", MaxPluginWindow, c.Tee.PluginWindow)
+	}
 	if c.Restart.Max < 0 {
 		bad("restart.max", "must not be negative, got %d", c.Restart.Max)
 	}

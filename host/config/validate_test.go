@@ -37,6 +37,8 @@ func TestValidateMessages(t *testing.T) {
 		{"queue bytes", func(c *Config) { c.Tee.QueueBytes = 1000 }, "tee.queue_bytes: must be at least 65536 (one read), got 1000"},
 		{"coalesce", func(c *Config) { c.Tee.Coalesce = -time.Millisecond }, "tee.coalesce: must be between 0s and 1s, got -1ms"},
 		{"coalesce long", func(c *Config) { c.Tee.Coalesce = 2 * time.Second }, "tee.coalesce: must be between 0s and 1s, got 2s"},
+		{"plugin window", func(c *Config) { c.Tee.PluginWindow = -time.Millisecond }, "tee.plugin_window: must be between 0s and 1s, got -1ms"},
+		{"plugin window long", func(c *Config) { c.Tee.PluginWindow = 2 * time.Second }, "tee.plugin_window: must be between 0s and 1s, got 2s"},
 		{"batch", func(c *Config) { c.Tee.BatchFrames = 70000 }, "tee.batch_frames: must be between 1 and tee.queue_frames (65536), got 70000"},
 		{"restart", func(c *Config) { c.Restart.Max = -1 }, "restart.max: must not be negative, got -1"},
 		{"stall", func(c *Config) { c.Restart.StallTimeout = -time.Second }, "restart.stall_timeout: must not be negative, got -1s"},

@@ -485,6 +485,12 @@ func (f *feeder) process(ctx context.Context, batch []wire.Entry) {
 		f.behind.Store(true)
 		return
 	}
+	if len(f.frames) == 0 {
+		// Every entry was mapped already (a feeder that caught up from the wire log
+		// past what capture had not yet dispatched): no call.
+		f.lastFed = last
+		return
+	}
 	// The call may be abandoned by the watchdog and go on running against
 	// a dead plugin: it gets its own session and frames, never the fields.
 	sess, frames := f.sess, f.frames

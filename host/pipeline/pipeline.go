@@ -63,6 +63,13 @@ type Options struct {
 	// batch before it flushes the wire log and dispatches (0 = off: only what
 	// is ready at once). Only the batching changes, not the frames.
 	Coalesce time.Duration
+	// PluginWindow is how long capture gathers the batches of its coalescing windows
+	// for the plugins after the first (0 = off: each goes to the plugins when the wire
+	// log is flushed). The wire log is still flushed at every Coalesce; only the
+	// plugins' batches are fewer and larger (a batch costs every plugin a wake, a
+	// request and a response whatever its size). Hurry, StopCapture, the end of the
+	// queue and a full batch send what was gathered at once.
+	PluginWindow time.Duration
 	// Doorbell is the tee's (tee.Config.Doorbell): capture waits on it instead of on the
 	// queue, so that the tee's send of a chunk does not wake it before the chunk is
 	// forwarded. Nil: capture waits on the queue.
@@ -283,7 +290,11 @@ func (p *Pipeline) attach(ctx context.Context) {
 // dispatch offers a batch to every live feeder without ever blocking; the
 // feeders get their own copy of the lines (capture's may alias the tee's
 // buffers). Called with p.mu held.
-func (p *Pipeline) dispatch(batch []wire.Entry) {
+func (p *Pipeline) dispatch(batch []wire.Entry) { p.offer(batch, true) }
+
+// offer is dispatch; copyLines false: the batch's lines are the feeders' already
+// (gathered, see captureLoop.flush).
+func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) {
 	live, behind := false, false
 	for _, f := range p.feeders {
 		b := f.behind.Load() && !f.dead.Load()
@@ -293,7 +304,9 @@ func (p *Pipeline) dispatch(batch []wire.Entry) {
 	if !live {
 		return
 	}
-	ownLines(batch, p.owned)
+	if copyLines {
+		ownLines(batch, p.owned)
+	}
 	for _, f := range p.feeders {
 		if f.behind.Load() {
 			continue
@@ -429,16 +442,20 @@ type captureLoop struct {
 	held   []captured.Item // chunks whose bytes the batch may alias
 	window *time.Timer
 	napper *time.Timer // nap's
-	low    bool        // run's priority: below the tee
-	cross  bool        // a chunk saw the queue past the threshold of low: switch after its batch
-	use    float64     // the tee's queue, as full as the last chunk saw it
+	// pend is what flush gathered for the plugins (PluginWindow), their lines copied
+	// (the chunks are released), until pendUntil; pendAt fires then.
+	pend      []wire.Entry
+	pendUntil time.Time
+	pendAt    *time.Timer
+	low       bool    // run's priority: below the tee
+	cross     bool    // a chunk saw the queue past the threshold of low: switch after its batch
+	use       float64 // the tee's queue, as full as the last chunk saw it
 }
 
 func (c *captureLoop) emit(it captured.Item) {
 	c.batch = c.p.appendItem(c.ctx, c.batch, it)
 	if len(c.batch) >= c.p.batchFrames {
-		c.p.flushBatch(c.batch)
-		c.batch = nil
+		c.flush(false)
 	}
 }
 
@@ -470,14 +487,15 @@ func (c *captureLoop) take(it captured.Item) {
 }
 
 // wait returns the next item of the queue, waiting on the doorbell when there is one (see
-// Options.Doorbell), else on the queue. got false: stop was closed, or window (nil: none)
-// fired, first.
-func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got bool) {
+// Options.Doorbell), else on the queue. got false: stop was closed, or window or hurry (nil:
+// none) fired, first.
+func (c *captureLoop) wait(window <-chan time.Time, hurry <-chan struct{}) (it captured.Item, ok, got bool) {
 	if c.bell == nil {
 		select {
 		case it, ok = <-c.items:
 			return it, ok, true
 		case <-window:
+		case <-hurry:
 		case <-c.p.stop:
 		}
 		return it, false, false
@@ -493,6 +511,8 @@ func (c *captureLoop) wait(window <-chan time.Time) (it captured.Item, ok, got b
 		select {
 		case <-c.bell:
 		case <-window:
+			return it, false, false
+		case <-hurry:
 			return it, false, false
 		case <-c.p.stop:
 			return it, false, false
@@ -550,10 +570,15 @@ func (c *captureLoop) run(low bool) loopEnd {
 		var it captured.Item
 		var ok, got bool
 		if !p.stopped() { // a closed stop wins over queued items
-			it, ok, got = c.wait(nil)
+			window, hurry := c.pendWait()
+			it, ok, got = c.wait(window, hurry)
+			if !got && !p.stopped() { // the gathered batches are due, or Hurry
+				c.flush(true)
+				continue
+			}
 		}
 		if !got {
-			p.flushBatch(c.batch)
+			c.flush(true)
 			p.stopCapture(c.split)
 			c.release()
 			return stoppedCapture
@@ -595,7 +620,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 				}
 				continue
 			}
-			next, nok, got := c.wait(c.window.C)
+			next, nok, got := c.wait(c.window.C, nil)
 			if !got {
 				break more
 			}
@@ -607,8 +632,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		if c.window != nil {
 			c.window.Stop()
 		}
-		p.flushBatch(c.batch)
-		c.batch = nil
+		c.flush(!ok)
 		c.release()
 		if !ok {
 			break
@@ -618,7 +642,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 		}
 	}
 	c.split.End(time.Now(), c.emit)
-	p.flushBatch(c.batch)
+	c.flush(true)
 	p.mu.Lock()
 	if !p.det.done {
 		p.det.end()
@@ -631,22 +655,79 @@ func (c *captureLoop) run(low bool) loopEnd {
 	return queueClosed
 }
 
-// flushBatch flushes the wire log and offers the batch to the feeders.
-func (p *Pipeline) flushBatch(batch []wire.Entry) {
-	if len(batch) == 0 {
+// flush ends a batch of capture: it flushes the wire log and offers the batch to the
+// feeders, or, within Options.PluginWindow, gathers it with the batches before and after
+// it (its lines copied, so that its chunks can be released) and offers them together once
+// the window is over or they fill a batch. due: offer everything now (the end of the
+// queue, StopCapture, Hurry, the window over).
+func (c *captureLoop) flush(due bool) {
+	p := c.p
+	due = due || p.opts.PluginWindow <= 0 || p.hurried()
+	if len(c.batch) == 0 && (len(c.pend) == 0 || !due && time.Now().Before(c.pendUntil)) {
 		return
 	}
 	p.mu.Lock()
-	if err := p.wire.Flush(); err != nil {
-		p.log.Error("flush wire log", "error", err)
+	defer p.mu.Unlock()
+	if len(c.batch) > 0 {
+		if err := p.wire.Flush(); err != nil {
+			p.log.Error("flush wire log", "error", err)
+		}
 	}
-	p.dispatch(batch)
-	clear(p.owned)
-	p.mu.Unlock()
+	if due && len(c.pend) == 0 {
+		p.dispatch(c.batch)
+		clear(p.owned)
+		c.batch = nil // the feeders have it: appendItem makes the next
+		return
+	}
+	if len(c.pend)+len(c.batch) > p.batchFrames {
+		c.offerPend()
+	}
+	if len(c.batch) > 0 {
+		ownLines(c.batch, p.owned)
+		clear(p.owned)
+		if len(c.pend) == 0 {
+			c.pendUntil = time.Now().Add(p.opts.PluginWindow)
+			c.pend = make([]wire.Entry, 0, p.batchFrames)
+		}
+		c.pend = append(c.pend, c.batch...)
+		c.batch = c.batch[:0] // its lines are copied: the array is capture's again
+	}
+	if due || len(c.pend) >= p.batchFrames || !time.Now().Before(c.pendUntil) {
+		c.offerPend()
+	}
+}
+
+// offerPend offers what flush gathered. The caller holds p.mu.
+func (c *captureLoop) offerPend() {
+	if len(c.pend) > 0 {
+		c.p.offer(c.pend, false)
+		c.pend = nil
+	}
+}
+
+// pendWait gives run's wait for the next item what ends it early while flush holds
+// gathered batches: a timer at their window's end, and Hurry.
+func (c *captureLoop) pendWait() (<-chan time.Time, <-chan struct{}) {
+	if len(c.pend) == 0 {
+		return nil, nil
+	}
+	if c.p.hurried() {
+		c.flush(true)
+		return nil, nil
+	}
+	d := time.Until(c.pendUntil)
+	if c.pendAt == nil {
+		c.pendAt = time.NewTimer(d)
+	} else {
+		c.pendAt.Reset(d)
+	}
+	return c.pendAt.C, c.p.hurry
 }
 
 func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captured.Item) []wire.Entry {
 	e := wire.Entry{Type: wire.TypeFrame, At: it.At, Dir: it.Dir, Line: it.Line, NoLF: it.NoLF}
+	p.mu.Lock() // Snapshot reads the counters under it
+	defer p.mu.Unlock()
 	if it.Gap != nil {
 		e = wire.Entry{Type: wire.TypeGap, At: it.At, Dir: it.Dir, Gap: sdk.Gap{Frames: it.Gap.Frames, Bytes: it.Gap.Bytes, Reason: it.Gap.Reason}}
 		p.stats.GapFrames += it.Gap.Frames
@@ -654,8 +735,6 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captur
 	} else {
 		p.stats.Frames++
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if e.Type == wire.TypeFrame {
 		for _, id := range p.tracker.scan(e.Line) {
 			batch = p.appendSession(batch, id, e)

@@ -304,6 +304,7 @@ func (rec *recorder) start(plugins *Plugins, queue <-chan captured.Item) error {
 	po := plugins.Options(rec.s.Agent)
 	po.WirePath, po.Connection, po.Agent, po.Mode = rec.st.WirePath(rec.conn), rec.conn, rec.s.Agent, sdk.ModeRecord
 	po.Sink, po.Sessions, po.Coalesce, po.Doorbell = rec.sink, rec.sessions(), cfg.Tee.Coalesce, rec.bell
+	po.PluginWindow = cfg.Tee.PluginWindow
 	if rec.marker != nil && !rec.foreground() {
 		po.OnBehind = func() {
 			if !rec.exiting.Load() { // the exit decides for itself
