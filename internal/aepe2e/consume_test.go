@@ -189,17 +189,39 @@ func TestRelayConsumers_SSEAndWebSocket(t *testing.T) {
 	// Three events live, then the consumer goes away while the session runs.
 	type result struct{ res *testpeers.SDKResult }
 	done := make(chan result, 1)
+	ended := make(chan struct{}) // closed when the client returned, or failed the test (Goexit)
 	go func() {
+		defer close(ended)
 		done <- result{testpeers.RunSDKClient(t, "v2-client.mjs", []string{"--cwd", store},
 			record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY="+base, "ACPTAP_AEP_RELAY_TOKEN_FILE="+tokenFile, "ACPTAP_AEP_RELAY_FLUSH=20s"))}
 	}()
+	msgs := make(chan sseMessage, 3)
+	go func() {
+		defer close(msgs)
+		for range 3 {
+			m, ok := live.next(t)
+			if !ok {
+				return
+			}
+			msgs <- m
+		}
+	}()
 	var got []sseMessage
 	for len(got) < 3 {
-		m, ok := live.next(t)
-		if !ok {
-			t.Fatal("the stream ended")
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			got = append(got, m)
+		case <-ended:
+			// A session that failed never posts the events: fail here rather than wait
+			// on the stream. One that ended has posted them; read on.
+			if len(done) == 0 {
+				t.Fatal("the SDK client failed before three events arrived live (see above)")
+			}
+			ended = nil
 		}
-		got = append(got, m)
 	}
 	live.body.Close()
 	res := (<-done).res
