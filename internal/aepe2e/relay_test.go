@@ -135,7 +135,9 @@ func TestRelayKilledMidSession(t *testing.T) {
 	}
 	type result struct{ res *testpeers.SDKResult }
 	done := make(chan result, 1)
+	ended := make(chan struct{}) // closed when the client returned, or failed the test (Goexit)
 	go func() {
+		defer close(ended)
 		done <- result{testpeers.RunSDKClient(t, "v2-client.mjs", prompts,
 			record(t, store, "v2-agent.mjs", "ACPTAP_AEP_RELAY=http://"+r.addr, "ACPTAP_AEP_RELAY_FLUSH=10s", "ACPTAP_AEP_RELAY_TOKEN="+r.token))}
 	}()
@@ -150,7 +152,7 @@ func TestRelayKilledMidSession(t *testing.T) {
 		}
 	}
 	select {
-	case <-done:
+	case <-ended:
 		t.Fatal("the session ended before the relay was killed: nothing was tested")
 	default:
 	}
@@ -161,6 +163,9 @@ func TestRelayKilledMidSession(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if again := startRelay(t, relayStore, r.addr); again.token != "" {
 		t.Errorf("the restarted relay generated another token")
+	}
+	if <-ended; len(done) == 0 {
+		t.Fatal("the SDK client failed (see above)")
 	}
 	res := (<-done).res
 	res.RequireOK(t)
