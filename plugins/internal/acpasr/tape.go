@@ -125,6 +125,29 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 	return ft.ok && ft.f == f && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0])
 }
 
+// adopt makes the tape f's without parsing f when the tape holds wire, the
+// frame being checked (checkedAs), and f is another frame on wire's very
+// bytes — the same memory and length, as a translator's frame passed
+// through unchanged has: what parsing them again would give. An equal copy
+// elsewhere is not adopted (it is parsed), nor a frame once the tape has
+// moved on from wire (to an earlier translated frame), nor one outside a
+// check (wire nil). The objects of the frame before are dead, as after
+// parse; the copy of the bytes they alias is immutable and the same bytes,
+// so f's objects share it instead of a copy of their own.
+func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
+	if wire == nil || f == wire || !ft.holds(wire, wire.Data) || len(f.Data) == 0 ||
+		!sameBytes(f.Data, wire.Data) || !sameBytes(f.Data, ft.t.B) {
+		return false
+	}
+	ft.gen++
+	ft.newSlab()
+	if ft.data != nil {
+		ft.pdata = ft.data // parseRPCTape takes it as the copy made ahead
+	}
+	ft.f, ft.data = f, nil
+	return true
+}
+
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
