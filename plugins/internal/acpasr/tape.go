@@ -196,6 +196,52 @@ func (m kv) nested() (obj, bool) {
 	return m.t.objAt(jsonscan.Ent{C: m.c}), true
 }
 
+// elems returns the items of the array m holds when it is one of the
+// current frame's, built from the tape as objAt builds an object's members
+// (without names), so that an item that is an object is built from the
+// tape too (nested) instead of the array and the item being scanned.
+func (m kv) elems() ([]kv, bool) {
+	if m.t == nil || m.gen != m.t.gen || m.c < 0 || m.t.data == nil || len(m.v) == 0 || m.v[0] != '[' {
+		return nil, false
+	}
+	return m.t.objAt(jsonscan.Ent{C: m.c}), true
+}
+
+// items reads an array member as array does, each item a member without a
+// name: from the tape when the array is the current frame's (elems; the
+// items live until the next frame's objects, as nested ones do), else
+// split.
+func (o obj) items(k string) ([]kv, state) {
+	e, found := o.find(k)
+	switch {
+	case !found:
+		return nil, missing
+	case isJSONNull(e.v):
+		return nil, isNull
+	}
+	if a, ok := e.elems(); ok {
+		return a, valid
+	}
+	a, ok := splitArray(e.v)
+	if !ok {
+		return nil, invalid
+	}
+	out := make([]kv, len(a))
+	for i, v := range a {
+		out[i] = kv{v: v}
+	}
+	return out, valid
+}
+
+// asObj reads an item (items) as an object: built from the tape when it is
+// the current frame's, else parsed.
+func (m kv) asObj() (obj, bool) {
+	if o, ok := m.nested(); ok {
+		return o, true
+	}
+	return parseObj(m.v)
+}
+
 // parseRPCTape is parseRPCChecked for a frame the tape holds: the head is
 // read from the tape's top level (as sdk.Frame.RPC reads it) and params,
 // result and error are built from the tape.

@@ -3,7 +3,12 @@ package acpasr
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/acptap/acptap/sdk"
@@ -181,5 +186,106 @@ func TestPassThroughSameAsCopy(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// sameItems fails unless every array member of o, at any depth, reads the
+// same items (obj.items) as split from its bytes (splitArray), and every
+// item that is an object the same members (kv.asObj) as parsed.
+func sameItems(t *testing.T, o obj, path string, depth int) int {
+	t.Helper()
+	n := 0
+	for _, m := range o {
+		p := path + "." + m.k
+		if sub, st := o.object(m.k); st == valid && depth < 16 {
+			n += sameItems(t, sub, p, depth+1)
+		}
+		got, gst := o.items(m.k)
+		want, wst := o.array(m.k)
+		if gst != wst || len(got) != len(want) {
+			t.Fatalf("%s: items %v (%d), array %v (%d)", p, gst, len(got), wst, len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i].v, want[i]) || got[i].k != "" {
+				t.Fatalf("%s[%d]: item %q %s, split %s", p, i, got[i].k, got[i].v, want[i])
+			}
+			g, gok := got[i].asObj()
+			w, wok := parseObj(want[i])
+			if gok != wok || !reflect.DeepEqual(objView(g, 0), objView(w, 0)) {
+				t.Fatalf("%s[%d]: item read %v %v, parsed %v %v", p, i, gok, objView(g, 0), wok, objView(w, 0))
+			}
+			if gok && depth < 16 {
+				n += sameItems(t, g, fmt.Sprintf("%s[%d]", p, i), depth+1)
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// TestItemsSameAsSplit: the arrays of every fixture frame (this package's,
+// acpv1's v1 logs, acpv2's and the schema's) read the same items from the
+// frame's tape as split from their bytes, items that are objects the same
+// members, at any depth; and an obj kept past its frame (an earlier gen)
+// splits its arrays again, reading the same.
+func TestItemsSameAsSplit(t *testing.T) {
+	var names []string
+	for _, g := range []string{"testdata/*.frames", "../../acpv2/testdata/*.acp.golden", "../../../internal/acpschema/testdata/*.frames", "../../acpv1/testdata/*.jsonl", "../../acpv1/testdata/*/*"} {
+		m, _ := filepath.Glob(g)
+		names = append(names, m...)
+	}
+	extra := []string{`{"method":"m","params":{"a":[],"b":[1,"x",{"c":[{"d":[]}]},[{"e":1}],null],"f":{"g":[{"h":{"i":[2]}}]}}}`,
+		`{"id":1,"result":{"content":[{"type":"diff","changes":[{"operation":"add","path":"/p","_meta":{"k":"v"}}]}]}}`}
+	items := 0
+	check := func(data []byte) {
+		var ft frameTape
+		f := &sdk.Frame{Kind: sdk.KindLine, Data: data}
+		if !json.Valid(data) || !ft.parse(f) {
+			return
+		}
+		m, err := parseRPCTape(&ft, data)
+		if err != nil {
+			return
+		}
+		var kept []obj
+		for _, o := range []obj{m.params, m.result, m.errObj} {
+			if o != nil {
+				items += sameItems(t, o, "$", 0)
+				kept = append(kept, keep(o))
+			}
+		}
+		next := []byte(`{"id":1,"result":{"a":[{"b":[1,2,3]}],"c":[[4],{"d":[5]}]}}`) // the next frame, mapped
+		if !ft.parse(&sdk.Frame{Kind: sdk.KindLine, Data: next}) {
+			t.Fatal("the tape refused the next frame")
+		}
+		if _, err := parseRPCTape(&ft, next); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range kept {
+			sameItems(t, o, "kept", 0)
+		}
+	}
+	for _, name := range names {
+		if st, err := os.Stat(name); err != nil || st.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if _, rest, ok := strings.Cut(l, " "); ok && (strings.HasPrefix(l, "c2a ") || strings.HasPrefix(l, "a2c ")) {
+				l = rest
+			}
+			if strings.HasPrefix(l, "{") {
+				check([]byte(l))
+			}
+		}
+	}
+	for _, l := range extra {
+		check([]byte(l))
+	}
+	if items < 100 {
+		t.Errorf("only %d items compared", items)
 	}
 }
