@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"testing"
 	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
@@ -34,6 +35,13 @@ type fastPath struct {
 	preValid bool     // pre's Parse answer
 	ms       []member // the members of the object being written
 	buf      []byte   // the inner levels of a rewritten frame
+	// out is the rewritten frame the engine is given, written again for
+	// the next frame's: the engine reads a translated frame's bytes only
+	// while it maps it (as it does the frames of a batch, whose buffer the
+	// plugin server reuses), copying what it keeps, and Map has it mapped
+	// before the next frame is translated. A test binary overwrites it once
+	// the frame is mapped (spent), so that bytes the engine kept show.
+	out []byte
 	// diffs and items hold a tool call's translated diffs and its content
 	// array while the frame is rewritten (the rewrite copies them into
 	// buf): appended to, never overwritten within a frame, so a slice of
@@ -57,6 +65,7 @@ func (fp *fastPath) release() {
 	if cap(fp.buf) > maxKeptBuf {
 		fp.buf = nil
 	}
+	fp.buf = fp.buf[:0] // its contents were copied into out
 	if cap(fp.diffs) > maxKeptBuf {
 		fp.diffs = nil
 	}
@@ -489,8 +498,23 @@ func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []by
 	n := len(fp.buf)
 	fp.buf = fp.objectWith(fp.buf, params, ovs...)
 	p := fp.buf[n:]
-	size := int(root.V1-root.V0) + len(p) + 16
-	return fp.objectWith(make([]byte, 0, size), root, member{[]byte("params"), p})
+	if size := int(root.V1-root.V0) + len(p) + 16; cap(fp.out) < size || cap(fp.out) > max(maxKeptBuf, 2*size) {
+		fp.out = make([]byte, 0, size) // none yet, too small, or grown by a large frame before
+	}
+	fp.out = fp.objectWith(fp.out[:0], root, member{[]byte("params"), p})
+	return fp.out[:len(fp.out):len(fp.out)]
+}
+
+// spent ends the frame written in out (mapped): in a test binary its
+// bytes are overwritten, so that a translated frame's bytes the engine
+// kept past its mapping (instead of copying them) turn into garbage and
+// the goldens and comparisons fail.
+func (fp *fastPath) spent() {
+	if testing.Testing() {
+		for i := range fp.out {
+			fp.out[i] = '\x00'
+		}
+	}
 }
 
 // objectWith appends the object e with the members ovs set (a nil value

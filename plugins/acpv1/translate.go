@@ -115,6 +115,7 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
 		eo, err := t.eng.MapPrepared(ctx, pre, i, *f, list)
+		t.fast.spent() // the engine copied what it keeps of list
 		if err != nil {
 			return outs, err
 		}
