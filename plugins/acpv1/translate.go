@@ -80,7 +80,7 @@ func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
 // this one translates and maps, the critical path of a conversion (a
 // conversion's other processes leave the second core idle for much of it).
 func (t *translator) PrepareFrames(frames []sdk.Frame) (run func()) {
-	return t.eng.PrepareFrames(frames)
+	return t.eng.PrepareSources(frames)
 }
 
 // Map translates and maps frames in order.

@@ -110,7 +110,7 @@ func TestAdoptOnlyTheSameBytes(t *testing.T) {
 // the engine then reuses) writes exactly what it writes when it hands the
 // engine a copy of the bytes (parsed again), also when the pass-through
 // follows or precedes a frame of its own, with the schema check on and
-// off, prepared and not, over the fixtures and the malformed corpus.
+// off, prepared (PrepareFrames, PrepareSources) and not, over the fixtures and the malformed corpus.
 func TestPassThroughSameAsCopy(t *testing.T) {
 	corpora := map[string][]sdk.Frame{
 		"turn":      loadFrames(t, "turn"),
@@ -146,7 +146,7 @@ func TestPassThroughSameAsCopy(t *testing.T) {
 	for name, frames := range corpora {
 		for lname, list := range lists {
 			for _, config := range []string{"", `{"checkSchema":false}`} {
-				for _, prepared := range []bool{false, true} {
+				for _, prepared := range []string{"", "frames", "sources"} {
 					run := func(copied bool) []sdk.Output {
 						cfg, err := ParseConfig([]byte(config))
 						if err != nil {
@@ -157,8 +157,13 @@ func TestPassThroughSameAsCopy(t *testing.T) {
 						for i := 0; i < len(frames); i += 5 {
 							batch := frames[i:min(i+5, len(frames))]
 							var p *Prepared
-							if prepared {
+							switch prepared {
+							case "frames":
 								s.PrepareFrames(batch)()
+							case "sources": // no copy of the bytes made ahead
+								s.PrepareSources(batch)()
+							}
+							if prepared != "" {
 								p = s.TakePrepared(batch)
 							}
 							for j := range batch {
@@ -181,7 +186,7 @@ func TestPassThroughSameAsCopy(t *testing.T) {
 						continue
 					}
 					if diff := cmp.Diff(want, got); diff != "" {
-						t.Fatalf("%s, %s, config %q, prepared %v: outputs differ (-copy +pass-through):\n%s", name, lname, config, prepared, diff)
+						t.Fatalf("%s, %s, config %q, prepared %q: outputs differ (-copy +pass-through):\n%s", name, lname, config, prepared, diff)
 					}
 				}
 			}
