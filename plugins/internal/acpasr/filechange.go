@@ -59,7 +59,7 @@ func (s *stream) changeOf(x kv, withMeta bool) (asr.Change, bool) {
 	}
 	ch := asr.Change{Op: op}
 	if withMeta {
-		ch.Meta = metaOf(c) // a new map: out's copy of it is not needed
+		ch.Meta = changeMeta(c) // a new map: out's copy of it is not needed
 	}
 	for _, f := range []struct {
 		key string
@@ -84,6 +84,27 @@ func (s *stream) changeOf(x kv, withMeta bool) (asr.Change, bool) {
 	ch.FileType, _ = c.str("fileType")
 	ch.MimeType, _ = c.str("mimeType")
 	return ch, true
+}
+
+// changeMeta is metaOf for a change, whose record is written at once and
+// dropped: a string member read from a frame's tape (in a v1 conversion a
+// diff's old and new texts, the bulk of its bytes) is its own compact form
+// and lies in the frame's copy, which nothing writes, so it is taken as it
+// is instead of scanned and copied (compact).
+func changeMeta(c obj) meta {
+	m, st := c.object("_meta")
+	if st != valid || len(m) == 0 {
+		return nil
+	}
+	out := meta{}
+	for _, e := range m {
+		if e.t != nil && len(e.v) > 0 && e.v[0] == '"' {
+			out[e.k] = e.v
+		} else {
+			out[e.k] = compact(e.v)
+		}
+	}
+	return out
 }
 
 // fileChangeStatus is the change's status from the call's (ASR-715).
