@@ -123,7 +123,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !hasMethod {
 		return t.fastReply(f, id, hasID, result, hasResult, hasErr && tp.B[errv.V0] == '{')
 	}
-	name, ok := fastStr(tp.Bytes(method))
+	name, ok := fastConst(tp.Bytes(method), fastMethods)
 	if !ok || !hasParams || !isObject(tp, params) {
 		return nil, false
 	}
@@ -143,7 +143,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !ok {
 		return nil, false
 	}
-	sid, ok := fastStr(tp.Bytes(sidEnt))
+	sid, ok := t.fastSID(tp.Bytes(sidEnt))
 	if !ok || sid == "" {
 		return nil, false
 	}
@@ -155,7 +155,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !ok {
 		return nil, false
 	}
-	kind, ok := fastStr(tp.Bytes(kindEnt))
+	kind, ok := fastConst(tp.Bytes(kindEnt), fastKinds)
 	if !ok {
 		return nil, false
 	}
@@ -270,7 +270,7 @@ func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, param
 	if !ok {
 		return nil, false
 	}
-	sid, ok := fastStr(tp.Bytes(e))
+	sid, ok := t.fastSID(tp.Bytes(e))
 	if !ok || sid == "" {
 		return nil, false
 	}
@@ -349,7 +349,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	if !ok || !isString(tp.Bytes(id)) {
 		return nil, false
 	}
-	if _, ok := fastStr(tp.Bytes(id)); !ok {
+	if !fastStrOK(tp.Bytes(id)) {
 		return nil, false
 	}
 	changed := kind == "tool_call"
@@ -435,7 +435,7 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 	if typ == nil || !isString(typ) {
 		return nil, false, true
 	}
-	if s, ok := fastStr(typ); !ok {
+	if s, ok := fastConst(typ, diffType); !ok {
 		return nil, false, false
 	} else if s != "diff" {
 		return nil, false, true
@@ -475,8 +475,10 @@ func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
 	tp := fp.tp
 	for _, o := range objs {
 		for _, m := range tp.Entries(o) {
-			if !plain(string(tp.Key(m))) {
-				return false
+			for _, c := range tp.Key(m) { // plain, on the name's bytes
+				if c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+					return false
+				}
 			}
 		}
 	}
@@ -585,6 +587,48 @@ func plainTextBlock(tp *jsonscan.Tape, e jsonscan.Ent) bool {
 // isObject reports whether e holds an object.
 func isObject(tp *jsonscan.Tape, e jsonscan.Ent) bool {
 	return e.C >= 0 && tp.B[e.V0] == '{'
+}
+
+// The strings the fast path compares a member with (fastConst).
+var (
+	fastMethods = []string{"session/update", "session/request_permission", "session/prompt"}
+	fastKinds   = []string{"user_message_chunk", "agent_message_chunk", "agent_thought_chunk",
+		"tool_call", "tool_call_update", "plan", "current_mode_update"}
+	diffType = []string{"diff"}
+)
+
+// fastConst is fastStr for a value compared with constants: a string
+// without escapes that is one of known is that constant (no new string a
+// frame).
+func fastConst(raw []byte, known []string) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		for _, k := range known {
+			if string(raw[1:len(raw)-1]) == k {
+				return k, true
+			}
+		}
+	}
+	return fastStr(raw)
+}
+
+// fastSID is fastStr for a session id: a session the translator knows
+// gives its id (no new string a frame).
+func (t *translator) fastSID(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		if s, ok := t.sessions[string(raw[1:len(raw)-1])]; ok {
+			return s.id, true
+		}
+	}
+	return fastStr(raw)
+}
+
+// fastStrOK is fastStr's ok, without the string.
+func fastStrOK(raw []byte) bool {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return true
+	}
+	_, ok := fastStr(raw)
+	return ok
 }
 
 // fastStr decodes a JSON string of a frame the tape took, as obj.str does
