@@ -242,34 +242,7 @@ func TestItemsSameAsSplit(t *testing.T) {
 	extra := []string{`{"method":"m","params":{"a":[],"b":[1,"x",{"c":[{"d":[]}]},[{"e":1}],null],"f":{"g":[{"h":{"i":[2]}}]}}}`,
 		`{"id":1,"result":{"content":[{"type":"diff","changes":[{"operation":"add","path":"/p","_meta":{"k":"v"}}]}]}}`}
 	items := 0
-	check := func(data []byte) {
-		var ft frameTape
-		f := &sdk.Frame{Kind: sdk.KindLine, Data: data}
-		if !json.Valid(data) || !ft.parse(f) {
-			return
-		}
-		m, err := parseRPCTape(&ft, data)
-		if err != nil {
-			return
-		}
-		var kept []obj
-		for _, o := range []obj{m.params, m.result, m.errObj} {
-			if o != nil {
-				items += sameItems(t, o, "$", 0)
-				kept = append(kept, keep(o))
-			}
-		}
-		next := []byte(`{"id":1,"result":{"a":[{"b":[1,2,3]}],"c":[[4],{"d":[5]}]}}`) // the next frame, mapped
-		if !ft.parse(&sdk.Frame{Kind: sdk.KindLine, Data: next}) {
-			t.Fatal("the tape refused the next frame")
-		}
-		if _, err := parseRPCTape(&ft, next); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range kept {
-			sameItems(t, o, "kept", 0)
-		}
-	}
+	check := func(data []byte) { items += itemsOfFrame(t, data) }
 	for _, name := range names {
 		if st, err := os.Stat(name); err != nil || st.IsDir() {
 			continue
@@ -293,4 +266,49 @@ func TestItemsSameAsSplit(t *testing.T) {
 	if items < 100 {
 		t.Errorf("only %d items compared", items)
 	}
+}
+
+// itemsOfFrame checks sameItems over the frame data (when the tape takes it
+// and it is JSON-RPC), then again on its objects kept past the frame (an
+// earlier gen, split again) once the next frame is mapped; it returns how
+// many items it compared.
+func itemsOfFrame(t *testing.T, data []byte) int {
+	t.Helper()
+	var ft frameTape
+	f := &sdk.Frame{Kind: sdk.KindLine, Data: data}
+	if !json.Valid(data) || !ft.parse(f) {
+		return 0
+	}
+	m, err := parseRPCTape(&ft, data)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	var kept []obj
+	for _, o := range []obj{m.params, m.result, m.errObj} {
+		if o != nil {
+			n += sameItems(t, o, "$", 0)
+			kept = append(kept, keep(o))
+		}
+	}
+	next := []byte(`{"id":1,"result":{"a":[{"b":[1,2,3]}],"c":[[4],{"d":[5]}]}}`) // the next frame, mapped
+	if !ft.parse(&sdk.Frame{Kind: sdk.KindLine, Data: next}) {
+		t.Fatal("the tape refused the next frame")
+	}
+	if _, err := parseRPCTape(&ft, next); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range kept {
+		sameItems(t, o, "kept", 0)
+	}
+	return n
+}
+
+// FuzzItems: on any frame, the items read from the tape are the split ones.
+func FuzzItems(f *testing.F) {
+	for _, s := range []string{`{"method":"m","params":{"a":[1,{"b":[{"c":2}]}],"d":{"e":[]}}}`,
+		`{"id":1,"result":{"content":[{"type":"diff","changes":[{"operation":"add","path":"/p"}]}]}}`, `{"id":1,"error":{"data":[[],[{}]]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { itemsOfFrame(t, data) })
 }
