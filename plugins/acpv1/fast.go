@@ -40,7 +40,8 @@ type fastPath struct {
 	// while it maps it (as it does the frames of a batch, whose buffer the
 	// plugin server reuses), copying what it keeps, and Map has it mapped
 	// before the next frame is translated. A test binary overwrites it once
-	// the frame is mapped (spent), so that bytes the engine kept show.
+	// the frame is mapped (spent), so that bytes the engine kept show; one
+	// grown by a large frame is dropped then.
 	out []byte
 	// diffs and items hold a tool call's translated diffs and its content
 	// array while the frame is rewritten (the rewrite copies them into
@@ -500,8 +501,8 @@ func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []by
 	n := len(fp.buf)
 	fp.buf = fp.objectWith(fp.buf, params, ovs...)
 	p := fp.buf[n:]
-	if size := int(root.V1-root.V0) + len(p) + 16; cap(fp.out) < size || cap(fp.out) > max(maxKeptBuf, 2*size) {
-		fp.out = make([]byte, 0, size) // none yet, too small, or grown by a large frame before
+	if size := int(root.V1-root.V0) + len(p) + 16; cap(fp.out) < size {
+		fp.out = make([]byte, 0, size)
 	}
 	fp.out = fp.objectWith(fp.out[:0], root, member{[]byte("params"), p})
 	return fp.out[:len(fp.out):len(fp.out)]
@@ -516,6 +517,9 @@ func (fp *fastPath) spent() {
 		for i := range fp.out {
 			fp.out[i] = '\x00'
 		}
+	}
+	if cap(fp.out) > maxKeptBuf {
+		fp.out = nil // a large frame's: not kept for the small ones after it
 	}
 }
 
