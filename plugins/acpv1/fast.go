@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"testing"
 	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
@@ -34,6 +35,14 @@ type fastPath struct {
 	preValid bool     // pre's Parse answer
 	ms       []member // the members of the object being written
 	buf      []byte   // the inner levels of a rewritten frame
+	// out is the rewritten frame the engine is given, written again for
+	// the next frame's: the engine reads a translated frame's bytes only
+	// while it maps it (as it does the frames of a batch, whose buffer the
+	// plugin server reuses), copying what it keeps, and Map has it mapped
+	// before the next frame is translated. A test binary overwrites it once
+	// the frame is mapped (spent), so that bytes the engine kept show; one
+	// grown by a large frame is dropped then.
+	out []byte
 	// diffs and items hold a tool call's translated diffs and its content
 	// array while the frame is rewritten (the rewrite copies them into
 	// buf): appended to, never overwritten within a frame, so a slice of
@@ -57,6 +66,7 @@ func (fp *fastPath) release() {
 	if cap(fp.buf) > maxKeptBuf {
 		fp.buf = nil
 	}
+	fp.buf = fp.buf[:0] // its contents were copied into out
 	if cap(fp.diffs) > maxKeptBuf {
 		fp.diffs = nil
 	}
@@ -114,7 +124,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !hasMethod {
 		return t.fastReply(f, id, hasID, result, hasResult, hasErr && tp.B[errv.V0] == '{')
 	}
-	name, ok := fastStr(tp.Bytes(method))
+	name, ok := fastConst(tp.Bytes(method), fastMethods)
 	if !ok || !hasParams || !isObject(tp, params) {
 		return nil, false
 	}
@@ -134,7 +144,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !ok {
 		return nil, false
 	}
-	sid, ok := fastStr(tp.Bytes(sidEnt))
+	sid, ok := t.fastSID(tp.Bytes(sidEnt))
 	if !ok || sid == "" {
 		return nil, false
 	}
@@ -146,7 +156,7 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 	if !ok {
 		return nil, false
 	}
-	kind, ok := fastStr(tp.Bytes(kindEnt))
+	kind, ok := fastConst(tp.Bytes(kindEnt), fastKinds)
 	if !ok {
 		return nil, false
 	}
@@ -261,7 +271,7 @@ func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, param
 	if !ok {
 		return nil, false
 	}
-	sid, ok := fastStr(tp.Bytes(e))
+	sid, ok := t.fastSID(tp.Bytes(e))
 	if !ok || sid == "" {
 		return nil, false
 	}
@@ -340,7 +350,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	if !ok || !isString(tp.Bytes(id)) {
 		return nil, false
 	}
-	if _, ok := fastStr(tp.Bytes(id)); !ok {
+	if !fastStrOK(tp.Bytes(id)) {
 		return nil, false
 	}
 	changed := kind == "tool_call"
@@ -426,7 +436,7 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 	if typ == nil || !isString(typ) {
 		return nil, false, true
 	}
-	if s, ok := fastStr(typ); !ok {
+	if s, ok := fastConst(typ, diffType); !ok {
 		return nil, false, false
 	} else if s != "diff" {
 		return nil, false, true
@@ -466,8 +476,10 @@ func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
 	tp := fp.tp
 	for _, o := range objs {
 		for _, m := range tp.Entries(o) {
-			if !plain(string(tp.Key(m))) {
-				return false
+			for _, c := range tp.Key(m) { // plain, on the name's bytes
+				if c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+					return false
+				}
 			}
 		}
 	}
@@ -489,8 +501,26 @@ func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []by
 	n := len(fp.buf)
 	fp.buf = fp.objectWith(fp.buf, params, ovs...)
 	p := fp.buf[n:]
-	size := int(root.V1-root.V0) + len(p) + 16
-	return fp.objectWith(make([]byte, 0, size), root, member{[]byte("params"), p})
+	if size := int(root.V1-root.V0) + len(p) + 16; cap(fp.out) < size {
+		fp.out = make([]byte, 0, size)
+	}
+	fp.out = fp.objectWith(fp.out[:0], root, member{[]byte("params"), p})
+	return fp.out[:len(fp.out):len(fp.out)]
+}
+
+// spent ends the frame written in out (mapped): in a test binary its
+// bytes are overwritten, so that a translated frame's bytes the engine
+// kept past its mapping (instead of copying them) turn into garbage and
+// the goldens and comparisons fail.
+func (fp *fastPath) spent() {
+	if testing.Testing() {
+		for i := range fp.out {
+			fp.out[i] = '\x00'
+		}
+	}
+	if cap(fp.out) > maxKeptBuf {
+		fp.out = nil // a large frame's: not kept for the small ones after it
+	}
 }
 
 // objectWith appends the object e with the members ovs set (a nil value
@@ -561,6 +591,48 @@ func plainTextBlock(tp *jsonscan.Tape, e jsonscan.Ent) bool {
 // isObject reports whether e holds an object.
 func isObject(tp *jsonscan.Tape, e jsonscan.Ent) bool {
 	return e.C >= 0 && tp.B[e.V0] == '{'
+}
+
+// The strings the fast path compares a member with (fastConst).
+var (
+	fastMethods = []string{"session/update", "session/request_permission", "session/prompt"}
+	fastKinds   = []string{"user_message_chunk", "agent_message_chunk", "agent_thought_chunk",
+		"tool_call", "tool_call_update", "plan", "current_mode_update"}
+	diffType = []string{"diff"}
+)
+
+// fastConst is fastStr for a value compared with constants: a string
+// without escapes that is one of known is that constant (no new string a
+// frame).
+func fastConst(raw []byte, known []string) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		for _, k := range known {
+			if string(raw[1:len(raw)-1]) == k {
+				return k, true
+			}
+		}
+	}
+	return fastStr(raw)
+}
+
+// fastSID is fastStr for a session id: a session the translator knows
+// gives its id (no new string a frame).
+func (t *translator) fastSID(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		if s, ok := t.sessions[string(raw[1:len(raw)-1])]; ok {
+			return s.id, true
+		}
+	}
+	return fastStr(raw)
+}
+
+// fastStrOK is fastStr's ok, without the string.
+func fastStrOK(raw []byte) bool {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return true
+	}
+	_, ok := fastStr(raw)
+	return ok
 }
 
 // fastStr decodes a JSON string of a frame the tape took, as obj.str does

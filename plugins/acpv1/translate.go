@@ -80,7 +80,7 @@ func newTranslator(opts acpasr.Options, req sdk.StartRequest) *translator {
 // this one translates and maps, the critical path of a conversion (a
 // conversion's other processes leave the second core idle for much of it).
 func (t *translator) PrepareFrames(frames []sdk.Frame) (run func()) {
-	return t.eng.PrepareFrames(frames)
+	return t.eng.PrepareSources(frames)
 }
 
 // Map translates and maps frames in order.
@@ -115,6 +115,7 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		// The v1 line itself is checked against the official v1 schema
 		// (the engine's frames are translations, not the wire's).
 		eo, err := t.eng.MapPrepared(ctx, pre, i, *f, list)
+		t.fast.spent() // the engine copied what it keeps of list
 		if err != nil {
 			return outs, err
 		}

@@ -42,8 +42,11 @@ type conn struct {
 	ft         frameTape // the frame being mapped, parsed (tape.go)
 	ord        uint64
 	cur        *sdk.Frame
-	hint       Hint      // the current frame's, when a translator made it
-	ripe       []ripeEnt // entities due a partial snapshot after the frame
+	// src is the source frame whose translations mapChecked maps (the tape
+	// is its, from the check, until one is mapped: frameTape.adopt).
+	src  *sdk.Frame
+	hint Hint      // the current frame's, when a translator made it
+	ripe []ripeEnt // entities due a partial snapshot after the frame
 	// w writes the streams and collects every output in order.
 	w    *sdk.Streams
 	done bool
@@ -147,6 +150,8 @@ func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Transla
 	}
 	c.safely(func() {
 		c.checkedAs(wire, func() {
+			c.src = wire
+			defer func() { c.src = nil }()
 			for i := range frames {
 				t := &frames[i]
 				c.safely(func() {
@@ -244,6 +249,7 @@ func (c *conn) frame(f *sdk.Frame) {
 		return
 	}
 	data := f.Data
+	c.ft.adopt(f, c.src) // a translation passed through: the check's tape is its
 	// The tape of the schema check looked at every string's bytes.
 	if !(c.ft.holds(f, data) && c.ft.t.ValidUTF8()) && !utf8.Valid(data) {
 		c.diag(sdk.SeverityWarning, "", "invalid UTF-8 in frame", "invalid bytes replaced by U+FFFD for mapping; the wire log keeps the original")

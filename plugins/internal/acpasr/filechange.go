@@ -1,8 +1,6 @@
 package acpasr
 
 import (
-	"encoding/json"
-
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
 )
@@ -19,7 +17,7 @@ func (s *stream) fileChange(t *toolCall, d obj) *asr.FileChange {
 		Changes:   []asr.Change{},
 		Precision: "unknown",
 	}
-	changes, _ := d.array("changes")
+	changes, _ := d.items("changes")
 	for _, x := range changes {
 		if ch, ok := s.change(x); ok {
 			fc.Changes = append(fc.Changes, ch)
@@ -45,13 +43,13 @@ func (s *stream) fileChange(t *toolCall, d obj) *asr.FileChange {
 // change the record cannot hold is dropped (checkDiff reported it): no
 // string operation, a missing or relative path, or a move or copy
 // without an oldPath.
-func (s *stream) change(x json.RawMessage) (asr.Change, bool) { return s.changeOf(x, true) }
+func (s *stream) change(x kv) (asr.Change, bool) { return s.changeOf(x, true) }
 
 // changeOf is change; without withMeta it leaves Meta out (checkDiff,
 // which only asks whether the change can be held: its _meta, a diff's
 // texts in a v1 conversion, would be copied for nothing).
-func (s *stream) changeOf(x json.RawMessage, withMeta bool) (asr.Change, bool) {
-	c, ok := parseObj(x)
+func (s *stream) changeOf(x kv, withMeta bool) (asr.Change, bool) {
+	c, ok := x.asObj()
 	if !ok {
 		return asr.Change{}, false
 	}
@@ -61,7 +59,7 @@ func (s *stream) changeOf(x json.RawMessage, withMeta bool) (asr.Change, bool) {
 	}
 	ch := asr.Change{Op: op}
 	if withMeta {
-		ch.Meta = metaOf(c) // a new map: out's copy of it is not needed
+		ch.Meta = changeMeta(c) // a new map: out's copy of it is not needed
 	}
 	for _, f := range []struct {
 		key string
@@ -88,6 +86,27 @@ func (s *stream) changeOf(x json.RawMessage, withMeta bool) (asr.Change, bool) {
 	return ch, true
 }
 
+// changeMeta is metaOf for a change, whose record is written at once and
+// dropped: a string member read from a frame's tape (in a v1 conversion a
+// diff's old and new texts, the bulk of its bytes) is its own compact form
+// and lies in the frame's copy, which nothing writes, so it is taken as it
+// is instead of scanned and copied (compact).
+func changeMeta(c obj) meta {
+	m, st := c.object("_meta")
+	if st != valid || len(m) == 0 {
+		return nil
+	}
+	out := meta{}
+	for _, e := range m {
+		if e.t != nil && len(e.v) > 0 && e.v[0] == '"' {
+			out[e.k] = e.v
+		} else {
+			out[e.k] = compact(e.v)
+		}
+	}
+	return out
+}
+
 // fileChangeStatus is the change's status from the call's (ASR-715).
 func fileChangeStatus(callStatus string) string {
 	switch callStatus {
@@ -103,7 +122,7 @@ func fileChangeStatus(callStatus string) string {
 
 // checkDiff reports what fileChange will have to skip.
 func (s *stream) checkDiff(d obj) {
-	changes, st := d.array("changes")
+	changes, st := d.items("changes")
 	if st != valid {
 		s.c.diag(sdk.SeverityWarning, s.id, "diff has no changes array", "file_change with no changes")
 	}

@@ -45,6 +45,9 @@ type preparedBatch struct {
 	first *sdk.Frame
 	n     int
 	res   []prepRes
+	// copyData: each frame's bytes are copied for the objects built from
+	// its tape (PrepareFrames; not PrepareSources).
+	copyData bool
 	// ready counts the frames prepared; Map waits on c (under mu, with
 	// waiting set) for one not yet.
 	ready   atomic.Int32
@@ -84,15 +87,22 @@ type prepRes struct {
 // been called, every batch must be prepared before it is mapped. A batch
 // Map is given unprepared is mapped from the start (the in-process host
 // does not prepare).
-func (s *Session) PrepareFrames(frames []sdk.Frame) (run func()) { return s.c.prepare(frames) }
+func (s *Session) PrepareFrames(frames []sdk.Frame) (run func()) { return s.c.prepare(frames, true) }
 
-func (c *conn) prepare(frames []sdk.Frame) func() {
+// PrepareSources is PrepareFrames for a translator's batch, whose frames
+// the engine does not map themselves (MapPrepared maps translations of
+// them): the copy of each frame's bytes the mapped objects would alias is
+// not made ahead, as only a translation passed through on the frame's
+// bytes could use it (parseRPCTape copies those when it maps them).
+func (s *Session) PrepareSources(frames []sdk.Frame) (run func()) { return s.c.prepare(frames, false) }
+
+func (c *conn) prepare(frames []sdk.Frame, copyData bool) func() {
 	if len(frames) == 0 {
 		return func() {}
 	}
 	p := &c.prep.slots[c.prep.next]
 	c.prep.next ^= 1
-	p.first, p.n = &frames[0], len(frames)
+	p.first, p.n, p.copyData = &frames[0], len(frames), copyData
 	if cap(p.res) < len(frames) {
 		p.res = append(p.res[:cap(p.res)], make([]prepRes, len(frames)-cap(p.res))...)
 	}
@@ -109,7 +119,7 @@ func (c *conn) prepare(frames []sdk.Frame) func() {
 			}
 		}()
 		for i < len(frames) {
-			c.prepareFrame(&p.res[i], &frames[i])
+			c.prepareFrame(&p.res[i], &frames[i], p.copyData)
 			i++
 			p.publish(i)
 		}
@@ -148,7 +158,7 @@ func (p *preparedBatch) cond() *sync.Cond {
 	return p.c
 }
 
-func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame) {
+func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame, copyData bool) {
 	tape := r.tape
 	*r = prepRes{f: f, tape: tape}
 	if f.Kind != sdk.KindLine {
@@ -160,7 +170,7 @@ func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame) {
 		}
 	}()
 	r.parsed = r.tape.Parse(f.Data)
-	if r.parsed && r.tape.ValidUTF8() {
+	if copyData && r.parsed && r.tape.ValidUTF8() {
 		r.data = bytes.Clone(f.Data)
 	}
 	if f.Dir != sdk.C2A && f.Dir != sdk.A2C {

@@ -125,6 +125,29 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 	return ft.ok && ft.f == f && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0])
 }
 
+// adopt makes the tape f's without parsing f when the tape holds wire, the
+// frame being checked (checkedAs), and f is another frame on wire's very
+// bytes — the same memory and length, as a translator's frame passed
+// through unchanged has: what parsing them again would give. An equal copy
+// elsewhere is not adopted (it is parsed), nor a frame once the tape has
+// moved on from wire (to an earlier translated frame), nor one outside a
+// check (wire nil). The objects of the frame before are dead, as after
+// parse; the copy of the bytes they alias is immutable and the same bytes,
+// so f's objects share it instead of a copy of their own.
+func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
+	if wire == nil || f == wire || !ft.holds(wire, wire.Data) || len(f.Data) == 0 ||
+		!sameBytes(f.Data, wire.Data) || !sameBytes(f.Data, ft.t.B) {
+		return false
+	}
+	ft.gen++
+	ft.newSlab()
+	if ft.data != nil {
+		ft.pdata = ft.data // parseRPCTape takes it as the copy made ahead
+	}
+	ft.f, ft.data = f, nil
+	return true
+}
+
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
@@ -171,6 +194,52 @@ func (m kv) nested() (obj, bool) {
 		return nil, false
 	}
 	return m.t.objAt(jsonscan.Ent{C: m.c}), true
+}
+
+// elems returns the items of the array m holds when it is one of the
+// current frame's, built from the tape as objAt builds an object's members
+// (without names), so that an item that is an object is built from the
+// tape too (nested) instead of the array and the item being scanned.
+func (m kv) elems() ([]kv, bool) {
+	if m.t == nil || m.gen != m.t.gen || m.c < 0 || m.t.data == nil || len(m.v) == 0 || m.v[0] != '[' {
+		return nil, false
+	}
+	return m.t.objAt(jsonscan.Ent{C: m.c}), true
+}
+
+// items reads an array member as array does, each item a member without a
+// name: from the tape when the array is the current frame's (elems; the
+// items live until the next frame's objects, as nested ones do), else
+// split.
+func (o obj) items(k string) ([]kv, state) {
+	e, found := o.find(k)
+	switch {
+	case !found:
+		return nil, missing
+	case isJSONNull(e.v):
+		return nil, isNull
+	}
+	if a, ok := e.elems(); ok {
+		return a, valid
+	}
+	a, ok := splitArray(e.v)
+	if !ok {
+		return nil, invalid
+	}
+	out := make([]kv, len(a))
+	for i, v := range a {
+		out[i] = kv{v: v}
+	}
+	return out, valid
+}
+
+// asObj reads an item (items) as an object: built from the tape when it is
+// the current frame's, else parsed.
+func (m kv) asObj() (obj, bool) {
+	if o, ok := m.nested(); ok {
+		return o, true
+	}
+	return parseObj(m.v)
 }
 
 // parseRPCTape is parseRPCChecked for a frame the tape holds: the head is

@@ -52,7 +52,7 @@ func (s *stream) toolUpdate(f *sdk.Frame, u obj) bool {
 	s.patchStr(what, u, "title", &t.title)
 	s.patchStr(what, u, "kind", &t.kind)
 	s.patchStr(what, u, "status", &t.status)
-	switch items, st := u.array("content"); st {
+	switch items, st := u.items("content"); st {
 	case isNull, valid: // a whole content; null and [] clear
 		t.items, t.chunked = nil, false
 		for _, x := range items {
@@ -63,7 +63,7 @@ func (s *stream) toolUpdate(f *sdk.Frame, u obj) bool {
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, what+": content is not an array", "content unchanged")
 	}
-	switch locs, st := u.array("locations"); st {
+	switch locs, st := u.items("locations"); st {
 	case isNull, valid:
 		t.locations = s.locations(locs)
 	case invalid:
@@ -98,8 +98,8 @@ func (s *stream) toolChunk(f *sdk.Frame, u obj) bool {
 }
 
 // toolItem checks one ToolCallContent item.
-func (s *stream) toolItem(x json.RawMessage, chunk bool) (toolItem, bool) {
-	o, ok := parseObj(x)
+func (s *stream) toolItem(x kv, chunk bool) (toolItem, bool) {
+	o, ok := x.asObj()
 	return s.toolItemOf(o, ok, chunk)
 }
 
@@ -133,10 +133,10 @@ func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 	return toolItem{typ: typ, o: keep(o), chunk: chunk}, true
 }
 
-func (s *stream) locations(items []json.RawMessage) []location {
+func (s *stream) locations(items []kv) []location {
 	var out []location
 	for _, x := range items {
-		o, _ := parseObj(x)
+		o, _ := x.asObj()
 		p, st := o.str("path")
 		if st != valid {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call location has no path", "location dropped")
