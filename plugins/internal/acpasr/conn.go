@@ -134,6 +134,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil
+	c.ft.poisonLent()
 	return c.take(), nil
 }
 
@@ -159,6 +160,7 @@ func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Transla
 	})
 	c.safely(c.snapshotRipe)
 	c.cur = nil
+	c.ft.poisonLent()
 	return c.take(), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -51,6 +52,19 @@ type preparedBatch struct {
 	waiting atomic.Bool
 	mu      sync.Mutex
 	c       *sync.Cond
+	// lent are the preparing goroutine's frameTape.lent (in a test binary).
+	lent [][]byte
+}
+
+// lend is frameTape.lend for the preparing goroutine: the copies are
+// poisoned once the batch is mapped (done).
+func (p *preparedBatch) lend(data []byte) []byte {
+	if !testing.Testing() {
+		return data
+	}
+	c := bytes.Clone(data)
+	p.lent = append(p.lent, c)
+	return c
 }
 
 // prepRes is a frame's prepared answer.
@@ -109,7 +123,7 @@ func (c *conn) prepare(frames []sdk.Frame) func() {
 			}
 		}()
 		for i < len(frames) {
-			c.prepareFrame(&p.res[i], &frames[i])
+			c.prepareFrame(p, &p.res[i], &frames[i])
 			i++
 			p.publish(i)
 		}
@@ -148,7 +162,7 @@ func (p *preparedBatch) cond() *sync.Cond {
 	return p.c
 }
 
-func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame) {
+func (c *conn) prepareFrame(p *preparedBatch, r *prepRes, f *sdk.Frame) {
 	tape := r.tape
 	*r = prepRes{f: f, tape: tape}
 	if f.Kind != sdk.KindLine {
@@ -161,7 +175,7 @@ func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame) {
 	}()
 	r.parsed = r.tape.Parse(f.Data)
 	if r.parsed && r.tape.ValidUTF8() {
-		r.data = bytes.Clone(f.Data)
+		r.data = p.lend(f.Data)
 	}
 	if f.Dir != sdk.C2A && f.Dir != sdk.A2C {
 		return
@@ -190,6 +204,13 @@ func (c *conn) takePrepared(frames []sdk.Frame) *preparedBatch {
 // bytes), keeping the tapes' room for the next batch.
 func (p *preparedBatch) done() {
 	p.wait(p.n - 1) // the preparing goroutine is done with the batch
+	for _, b := range p.lent {
+		for i := range b {
+			b[i] = 0xff
+		}
+	}
+	clear(p.lent)
+	p.lent = p.lent[:0]
 	kept := 0
 	for i := range p.res {
 		r := &p.res[i]
