@@ -1,6 +1,22 @@
 package acpasr
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"flag"
+	"sync"
+	"testing"
+)
+
+// poisoning says dead members and lent frame copies are poisoned (newSlab,
+// frameTape.lend): in a test binary, unless it runs benchmarks, which
+// measure the engine as it runs outside tests.
+var poisoning = sync.OnceValue(func() bool {
+	if !testing.Testing() {
+		return false
+	}
+	f := flag.Lookup("test.bench")
+	return f == nil || f.Value.String() == ""
+})
 
 // The engine keeps nothing of a frame's bytes once the call that maps it
 // has returned (Session.CopiesFrames): the values read from a frame alias

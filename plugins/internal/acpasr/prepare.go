@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
-	"testing"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -59,7 +58,7 @@ type preparedBatch struct {
 // lend is frameTape.lend for the preparing goroutine: the copies are
 // poisoned once the batch is mapped (done).
 func (p *preparedBatch) lend(data []byte) []byte {
-	if !testing.Testing() {
+	if !poisoning() {
 		return data
 	}
 	c := bytes.Clone(data)

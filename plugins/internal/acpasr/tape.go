@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
-	"testing"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -46,7 +45,7 @@ type frameTape struct {
 // binary it is a copy, poisoned when the call returns (release), so that
 // a value kept without a copy reads garbage.
 func (ft *frameTape) lend(data []byte) []byte {
-	if !testing.Testing() {
+	if !poisoning() {
 		return data
 	}
 	c := bytes.Clone(data)
@@ -114,7 +113,7 @@ const maxSlab = 1024
 // members they had are poisoned first, so an object kept from an earlier
 // frame without a copy reads garbage or the next frame's members.
 func (ft *frameTape) newSlab() {
-	if testing.Testing() {
+	if poisoning() {
 		poison(ft.slab)
 	}
 	if cap(ft.slab) > maxSlab {
