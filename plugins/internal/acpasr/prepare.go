@@ -72,8 +72,8 @@ type prepRes struct {
 	// tape is the frame's tape when parsed; Map swaps it into the conn's.
 	tape   jsonscan.Tape
 	parsed bool
-	// data is the frame's bytes copied for the objects built from the tape
-	// (parseRPCTape), when parsed and valid UTF-8.
+	// data is the bytes the objects built from the tape alias
+	// (parseRPCTape: frameTape.lend's), when parsed and valid UTF-8.
 	data []byte
 	// The schema check: the problem and entries checkFrame returns, whether
 	// the frame conforms, the detail of the check's failure to start

@@ -22,8 +22,8 @@ type frameTape struct {
 	ok   bool       // t holds the frame f, parsed
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
-	data []byte // the frame's copy the objects alias (parseRPCTape)
-	// pdata is that copy made ahead (PrepareFrames), for parseRPCTape.
+	data []byte // the bytes the objects alias (parseRPCTape: lend's)
+	// pdata is those bytes lent ahead (PrepareFrames), for parseRPCTape.
 	pdata []byte
 	// slab holds the members of the current frame's objects (objAt): not
 	// one allocation per object, and none a frame once it has room, as it
@@ -225,7 +225,7 @@ func (m kv) nested() (obj, bool) {
 // result and error are built from the tape.
 func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
 	if ft.pdata != nil && len(ft.pdata) == len(data) {
-		ft.data, ft.pdata = ft.pdata, nil // the copy PrepareFrames made of data
+		ft.data, ft.pdata = ft.pdata, nil // what PrepareFrames lent of data
 	} else {
 		ft.data = ft.lend(data)
 	}
