@@ -86,6 +86,7 @@ func newConn(opts Options, req sdk.StartRequest) *conn {
 		elicit:  map[string]*stream{},
 		spawned: map[string]string{},
 	}
+	c.ft.poison = poisoning()
 	c.w = sdk.NewStreams(req, c.producer())
 	return c
 }

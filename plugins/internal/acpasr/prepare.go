@@ -57,8 +57,8 @@ type preparedBatch struct {
 
 // lend is frameTape.lend for the preparing goroutine: the copies are
 // poisoned once the batch is mapped (done).
-func (p *preparedBatch) lend(data []byte) []byte {
-	if !poisoning() {
+func (p *preparedBatch) lend(poison bool, data []byte) []byte {
+	if !poison {
 		return data
 	}
 	c := bytes.Clone(data)
@@ -174,7 +174,7 @@ func (c *conn) prepareFrame(p *preparedBatch, r *prepRes, f *sdk.Frame) {
 	}()
 	r.parsed = r.tape.Parse(f.Data)
 	if r.parsed && r.tape.ValidUTF8() {
-		r.data = p.lend(f.Data)
+		r.data = p.lend(c.ft.poison, f.Data) // c.ft.poison is set before any batch
 	}
 	if f.Dir != sdk.C2A && f.Dir != sdk.A2C {
 		return

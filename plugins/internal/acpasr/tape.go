@@ -37,6 +37,9 @@ type frameTape struct {
 	// lent are, in a test binary, the copies the objects of the frames
 	// mapped since the last release alias (lend).
 	lent [][]byte
+	// poison is poisoning(), read once for the conn (newConn): a call a
+	// frame costs more than the field.
+	poison bool
 }
 
 // lend is the bytes the objects built from data alias: data itself, as
@@ -45,7 +48,7 @@ type frameTape struct {
 // binary it is a copy, poisoned when the call returns (release), so that
 // a value kept without a copy reads garbage.
 func (ft *frameTape) lend(data []byte) []byte {
-	if !poisoning() {
+	if !ft.poison {
 		return data
 	}
 	c := bytes.Clone(data)
@@ -113,7 +116,7 @@ const maxSlab = 1024
 // members they had are poisoned first, so an object kept from an earlier
 // frame without a copy reads garbage or the next frame's members.
 func (ft *frameTape) newSlab() {
-	if poisoning() {
+	if ft.poison {
 		poison(ft.slab)
 	}
 	if cap(ft.slab) > maxSlab {
