@@ -110,7 +110,9 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 		}
 		c.safely(func() { c.checkedFrame(&frames[i]) })
 		c.pre = nil
-		c.safely(c.snapshotRipe)
+		if len(c.ripe) > 0 { // most frames ripen nothing: no deferred recover for them
+			c.safely(c.snapshotRipe)
+		}
 	}
 	c.cur = nil // do not keep the caller's frames alive
 	c.ft.release()
