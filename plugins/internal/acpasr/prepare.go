@@ -66,7 +66,8 @@ func (p *preparedBatch) lend(poison bool, data []byte) []byte {
 	return c
 }
 
-// prepRes is a frame's prepared answer.
+// prepRes is a frame's prepared answer (prepareFrame resets its fields by
+// name: a field added here is reset there).
 type prepRes struct {
 	f *sdk.Frame
 	// tape is the frame's tape when parsed; Map swaps it into the conn's.
@@ -162,8 +163,10 @@ func (p *preparedBatch) cond() *sync.Cond {
 }
 
 func (c *conn) prepareFrame(p *preparedBatch, r *prepRes, f *sdk.Frame) {
-	tape := r.tape
-	*r = prepRes{f: f, tape: tape}
+	// Every field but the tape reset (not a whole-struct copy: the tape is
+	// most of its size).
+	r.f, r.parsed, r.data = f, false, nil
+	r.msg, r.entries, r.conforming, r.initErr, r.panicked = "", nil, false, "", nil
 	if f.Kind != sdk.KindLine {
 		return
 	}
