@@ -216,13 +216,14 @@ func (p *preparedBatch) done() {
 	kept := 0
 	for i := range p.res {
 		r := &p.res[i]
-		tape := r.tape
-		tape.Release()
-		if cap(tape.Ents) > maxPreparedEnts || cap(tape.Conts) > maxPreparedEnts || kept+cap(tape.Ents) > maxSlotEnts {
-			tape = jsonscan.Tape{}
+		r.tape.Release()
+		if cap(r.tape.Ents) > maxPreparedEnts || cap(r.tape.Conts) > maxPreparedEnts || kept+cap(r.tape.Ents) > maxSlotEnts {
+			r.tape = jsonscan.Tape{}
 		}
-		kept += cap(tape.Ents)
-		*r = prepRes{tape: tape}
+		kept += cap(r.tape.Ents)
+		// What refers to the batch dropped, field by field (prepareFrame
+		// resets the rest before the slot's next use).
+		r.f, r.data, r.entries, r.panicked, r.msg, r.initErr = nil, nil, nil, nil, "", ""
 	}
 	p.first, p.n = nil, 0
 }
