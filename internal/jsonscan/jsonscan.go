@@ -115,6 +115,11 @@ func skipASCII(b []byte, j int) int {
 	return j
 }
 
+// SkipASCII returns the index of the first byte from b[i] on that EscapeMask
+// flags ('"', '\\', below 0x20, 0x80 and up), or an index of the last seven
+// bytes from which the caller looks byte by byte (all before it are plain).
+func SkipASCII(b []byte, i int) int { return skipASCII(b, i) }
+
 // ValueEnd returns the index after the JSON value that starts at b[i]. A
 // string ends at its closing quote, an object or array at its matching
 // bracket (strings inside skipped); a number or literal ends at the next

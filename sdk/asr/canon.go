@@ -2,7 +2,6 @@ package asr
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"unicode/utf8"
 
@@ -134,9 +133,7 @@ func plainString(s []byte) bool { return scanCanon(s, false) }
 // for both, a backslash refused at once when no escape may appear.
 func scanCanon(s []byte, escapes bool) bool {
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && jsonscan.EscapeMask(binary.LittleEndian.Uint64(s[i:])) == 0 {
-			i += 8
-		}
+		i = jsonscan.SkipASCII(s, i) // to the first byte that needs a look, sixteen a round
 		if i >= len(s) {
 			break
 		}

@@ -89,6 +89,7 @@ func newConn(opts Options, req sdk.StartRequest) *conn {
 		elicit:  map[string]*stream{},
 		spawned: map[string]string{},
 	}
+	c.ft.poison = poisoning()
 	c.w = sdk.NewStreams(req, c.producer())
 	return c
 }
@@ -112,7 +113,9 @@ func (c *conn) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error
 		}
 		c.safely(func() { c.checkedFrame(&frames[i]) })
 		c.pre = nil
-		c.safely(c.snapshotRipe)
+		if len(c.ripe) > 0 { // most frames ripen nothing: no deferred recover for them
+			c.safely(c.snapshotRipe)
+		}
 	}
 	c.cur = nil // do not keep the caller's frames alive
 	c.ft.release()
@@ -137,6 +140,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil
+	c.ft.poisonLent()
 	return c.take(), nil
 }
 
@@ -164,6 +168,7 @@ func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Transla
 	})
 	c.safely(c.snapshotRipe)
 	c.cur = nil
+	c.ft.poisonLent()
 	return c.take(), nil
 }
 

@@ -46,7 +46,7 @@ func (b *blocks) pushOf(x json.RawMessage, o obj) {
 		b.text = asr.TextBlock{}
 		b.text.Grow(min(b.hint+b.hint/4, maxTextHint))
 		b.text.Append(v)
-		b.open, b.orig = true, x
+		b.open, b.orig = true, own(x)
 		return
 	}
 	b.done = append(b.done, compact(x))

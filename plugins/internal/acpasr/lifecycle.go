@@ -157,7 +157,7 @@ func (c *conn) promptSession(f *sdk.Frame, m rpcMsg) *pending {
 	if st != valid {
 		c.diag(sdk.SeverityWarning, id, "session/prompt: prompt is not an array", "the message gets no content from the prompt")
 	}
-	return &pending{s: s, prompt: s.blocksOnly("session/prompt", items)}
+	return &pending{s: s, prompt: ownAll(s.blocksOnly("session/prompt", items))}
 }
 
 // prompted maps the prompt once the response gives its messageId (ASR-713);

@@ -45,8 +45,9 @@ type preparedBatch struct {
 	first *sdk.Frame
 	n     int
 	res   []prepRes
-	// copyData: each frame's bytes are copied for the objects built from
-	// its tape (PrepareFrames; not PrepareSources).
+	// copyData: each frame's bytes are set as what the objects built from
+	// its tape alias (lent: a copy only in a test binary; PrepareFrames,
+	// not PrepareSources).
 	copyData bool
 	// ready counts the frames prepared; Map waits on c (under mu, with
 	// waiting set) for one not yet.
@@ -54,16 +55,30 @@ type preparedBatch struct {
 	waiting atomic.Bool
 	mu      sync.Mutex
 	c       *sync.Cond
+	// lent are the preparing goroutine's frameTape.lent (in a test binary).
+	lent [][]byte
 }
 
-// prepRes is a frame's prepared answer.
+// lend is frameTape.lend for the preparing goroutine: the copies are
+// poisoned once the batch is mapped (done).
+func (p *preparedBatch) lend(poison bool, data []byte) []byte {
+	if !poison {
+		return data
+	}
+	c := bytes.Clone(data)
+	p.lent = append(p.lent, c)
+	return c
+}
+
+// prepRes is a frame's prepared answer (prepareFrame resets its fields by
+// name: a field added here is reset there).
 type prepRes struct {
 	f *sdk.Frame
 	// tape is the frame's tape when parsed; Map swaps it into the conn's.
 	tape   jsonscan.Tape
 	parsed bool
-	// data is the frame's bytes copied for the objects built from the tape
-	// (parseRPCTape), when parsed and valid UTF-8.
+	// data is the bytes the objects built from the tape alias
+	// (parseRPCTape: frameTape.lend's), when parsed and valid UTF-8.
 	data []byte
 	// The schema check: the problem and entries checkFrame returns, whether
 	// the frame conforms, the detail of the check's failure to start
@@ -91,9 +106,9 @@ func (s *Session) PrepareFrames(frames []sdk.Frame) (run func()) { return s.c.pr
 
 // PrepareSources is PrepareFrames for a translator's batch, whose frames
 // the engine does not map themselves (MapPrepared maps translations of
-// them): the copy of each frame's bytes the mapped objects would alias is
-// not made ahead, as only a translation passed through on the frame's
-// bytes could use it (parseRPCTape copies those when it maps them).
+// them): the bytes the mapped objects would alias are not set ahead, as
+// only a translation passed through on the frame's bytes could use them
+// (parseRPCTape lends those when it maps them).
 func (s *Session) PrepareSources(frames []sdk.Frame) (run func()) { return s.c.prepare(frames, false) }
 
 func (c *conn) prepare(frames []sdk.Frame, copyData bool) func() {
@@ -119,7 +134,7 @@ func (c *conn) prepare(frames []sdk.Frame, copyData bool) func() {
 			}
 		}()
 		for i < len(frames) {
-			c.prepareFrame(&p.res[i], &frames[i], p.copyData)
+			c.prepareFrame(p, &p.res[i], &frames[i], p.copyData)
 			i++
 			p.publish(i)
 		}
@@ -158,9 +173,11 @@ func (p *preparedBatch) cond() *sync.Cond {
 	return p.c
 }
 
-func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame, copyData bool) {
-	tape := r.tape
-	*r = prepRes{f: f, tape: tape}
+func (c *conn) prepareFrame(p *preparedBatch, r *prepRes, f *sdk.Frame, copyData bool) {
+	// Every field but the tape reset (not a whole-struct copy: the tape is
+	// most of its size).
+	r.f, r.parsed, r.data = f, false, nil
+	r.msg, r.entries, r.conforming, r.initErr, r.panicked = "", nil, false, "", nil
 	if f.Kind != sdk.KindLine {
 		return
 	}
@@ -171,7 +188,7 @@ func (c *conn) prepareFrame(r *prepRes, f *sdk.Frame, copyData bool) {
 	}()
 	r.parsed = r.tape.Parse(f.Data)
 	if copyData && r.parsed && r.tape.ValidUTF8() {
-		r.data = bytes.Clone(f.Data)
+		r.data = p.lend(c.ft.poison, f.Data) // c.ft.poison is set before any batch
 	}
 	if f.Dir != sdk.C2A && f.Dir != sdk.A2C {
 		return
@@ -200,16 +217,24 @@ func (c *conn) takePrepared(frames []sdk.Frame) *preparedBatch {
 // bytes), keeping the tapes' room for the next batch.
 func (p *preparedBatch) done() {
 	p.wait(p.n - 1) // the preparing goroutine is done with the batch
+	for _, b := range p.lent {
+		for i := range b {
+			b[i] = 0xff
+		}
+	}
+	clear(p.lent)
+	p.lent = p.lent[:0]
 	kept := 0
 	for i := range p.res {
 		r := &p.res[i]
-		tape := r.tape
-		tape.Release()
-		if cap(tape.Ents) > maxPreparedEnts || cap(tape.Conts) > maxPreparedEnts || kept+cap(tape.Ents) > maxSlotEnts {
-			tape = jsonscan.Tape{}
+		r.tape.Release()
+		if cap(r.tape.Ents) > maxPreparedEnts || cap(r.tape.Conts) > maxPreparedEnts || kept+cap(r.tape.Ents) > maxSlotEnts {
+			r.tape = jsonscan.Tape{}
 		}
-		kept += cap(tape.Ents)
-		*r = prepRes{tape: tape}
+		kept += cap(r.tape.Ents)
+		// What refers to the batch dropped, field by field (prepareFrame
+		// resets the rest before the slot's next use).
+		r.f, r.data, r.entries, r.panicked, r.msg, r.initErr = nil, nil, nil, nil, "", ""
 	}
 	p.first, p.n = nil, 0
 }

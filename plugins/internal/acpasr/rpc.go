@@ -32,10 +32,11 @@ type rpcMsg struct {
 }
 
 // CopiesFrames says a Session keeps nothing of its frames' bytes once Map
-// has returned: the objects it keeps alias the one copy parseRPCChecked or
-// parseRPCTape (or PrepareFrames) makes, and what else it keeps is decoded
-// or copied (compact). The plugin server relies on it to map a batch in the
-// received message's buffer (internal/pluginwire.FrameCopier).
+// has returned: the objects built from a frame alias its bytes while it is
+// mapped (frameTape.lend), and what a body keeps past the frame is decoded
+// or copied (compact, own, keep: own.go). The plugin server relies on it to
+// map a batch in the received message's buffer
+// (internal/pluginwire.FrameCopier).
 func (s *Session) CopiesFrames() {}
 
 // parseRPC decodes one frame's message from its JSON-RPC head

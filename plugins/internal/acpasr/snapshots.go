@@ -24,14 +24,14 @@ func (s *stream) usageUpdate(f *sdk.Frame, u obj) bool {
 		Envelope:      asr.Envelope{Type: asr.TypeUsageSummary},
 		Scope:         "session",
 		Cumulative:    true,
-		ContextWindow: &asr.ContextWindow{Used: used, Size: size},
+		ContextWindow: &asr.ContextWindow{Used: own(used), Size: own(size)},
 	}
 	switch cost, st := u.object("cost"); st {
 	case valid:
 		amount, st1 := cost.number("amount")
 		currency, st2 := cost.str("currency")
 		if st1 == valid && st2 == valid && currency != "" {
-			rec.Cost = &asr.Cost{Amount: amount, Currency: currency}
+			rec.Cost = &asr.Cost{Amount: own(amount), Currency: currency}
 		} else {
 			s.c.diag(sdk.SeverityWarning, s.id, "usage_update: cost without a numeric amount and a currency", "cost left out")
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
-	"testing"
 
 	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/sdk"
@@ -23,8 +22,8 @@ type frameTape struct {
 	ok   bool       // t holds the frame f, parsed
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
-	data []byte // the frame's copy the objects alias (parseRPCTape)
-	// pdata is that copy made ahead (PrepareFrames), for parseRPCTape.
+	data []byte // the bytes the objects alias (parseRPCTape: lend's)
+	// pdata is those bytes lent ahead (PrepareFrames), for parseRPCTape.
 	pdata []byte
 	// slab holds the members of the current frame's objects (objAt): not
 	// one allocation per object, and none a frame once it has room, as it
@@ -35,6 +34,37 @@ type frameTape struct {
 	// strs are the short strings read from the frames' members (ids,
 	// kinds), so that the same id read frame after frame is one string.
 	strs strCache
+	// lent are, in a test binary, the copies the objects of the frames
+	// mapped since the last release alias (lend).
+	lent [][]byte
+	// poison is poisoning(), read once for the conn (newConn): a call a
+	// frame costs more than the field.
+	poison bool
+}
+
+// lend is the bytes the objects built from data alias: data itself, as
+// the engine keeps nothing of a frame's bytes once the call that maps it
+// has returned (what it keeps is decoded or copied: own). In a test
+// binary it is a copy, poisoned when the call returns (release), so that
+// a value kept without a copy reads garbage.
+func (ft *frameTape) lend(data []byte) []byte {
+	if !ft.poison {
+		return data
+	}
+	c := bytes.Clone(data)
+	ft.lent = append(ft.lent, c)
+	return c
+}
+
+// poisonLent overwrites the copies lend made.
+func (ft *frameTape) poisonLent() {
+	for _, b := range ft.lent {
+		for i := range b {
+			b[i] = 0xff
+		}
+	}
+	clear(ft.lent)
+	ft.lent = ft.lent[:0]
 }
 
 // strCache remembers recent short strings of plain ASCII by a hash of
@@ -86,7 +116,7 @@ const maxSlab = 1024
 // members they had are poisoned first, so an object kept from an earlier
 // frame without a copy reads garbage or the next frame's members.
 func (ft *frameTape) newSlab() {
-	if testing.Testing() {
+	if ft.poison {
 		poison(ft.slab)
 	}
 	if cap(ft.slab) > maxSlab {
@@ -108,8 +138,27 @@ const (
 	poisonValue = `"\u0000poisoned"`
 )
 
-// keep is a copy of o (built from a frame's tape) that outlives the frame.
-func keep(o obj) obj { return slices.Clone(o) }
+// keep is a copy of o (built from a frame's tape) that outlives the
+// frame: its members and their values, in one allocation for the bytes.
+func keep(o obj) obj {
+	if o == nil {
+		return nil
+	}
+	n := 0
+	for _, m := range o {
+		n += len(m.v)
+	}
+	buf := make([]byte, 0, n)
+	out := slices.Clone(o)
+	for i := range out {
+		m := &out[i]
+		l := len(buf)
+		buf = append(buf, m.v...)
+		m.v = buf[l:len(buf):len(buf)]
+		m.t = nil // not the tape's any more: nested objects are scanned
+	}
+	return out
+}
 
 // parse parses f's data into the tape; it reports whether the tape took it.
 func (ft *frameTape) parse(f *sdk.Frame) bool {
@@ -152,8 +201,9 @@ func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
 func (ft *frameTape) release() {
 	ft.t.Release()
 	ft.f, ft.data, ft.ok, ft.pdata = nil, nil, false, nil
-	clear(ft.slab[:cap(ft.slab)]) // the frames' copies it points into
+	clear(ft.slab[:cap(ft.slab)]) // the frames it points into
 	ft.newSlab()
+	ft.poisonLent()
 }
 
 // objAt builds the object that is the tape's entry e, its values aliasing
@@ -247,9 +297,9 @@ func (m kv) asObj() (obj, bool) {
 // result and error are built from the tape.
 func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
 	if ft.pdata != nil && len(ft.pdata) == len(data) {
-		ft.data, ft.pdata = ft.pdata, nil // the copy PrepareFrames made of data
+		ft.data, ft.pdata = ft.pdata, nil // what PrepareFrames lent of data
 	} else {
-		ft.data = bytes.Clone(data)
+		ft.data = ft.lend(data)
 	}
 	t := &ft.t
 	root := t.Root()

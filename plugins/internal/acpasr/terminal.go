@@ -83,7 +83,7 @@ func (s *stream) terminalUpdate(f *sdk.Frame, u obj) bool {
 		t.exited = true
 		t.exitCode = nil
 		if code, st := ex.number("exitCode"); st == valid && isInt(code) {
-			t.exitCode = code
+			t.exitCode = own(code)
 		} else if st != missing && st != isNull {
 			s.c.diag(sdk.SeverityWarning, s.id, what+": exitStatus.exitCode is not an integer", "exit code left out")
 		}

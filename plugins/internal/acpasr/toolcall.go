@@ -151,7 +151,7 @@ func (s *stream) locations(items []kv) []location {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call location line is not a non-negative integer", "line left out")
 			line = nil
 		}
-		out = append(out, location{path: p, line: line})
+		out = append(out, location{path: p, line: own(line)})
 	}
 	return out
 }
