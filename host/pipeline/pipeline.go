@@ -673,6 +673,9 @@ func (c *captureLoop) flush(due bool) {
 			p.log.Error("flush wire log", "error", err)
 		}
 	}
+	// With no feeder (capture only, or before the revision is known) nothing is
+	// gathered: dispatch drops the batch without copying it.
+	due = due || len(p.feeders) == 0
 	if due && len(c.pend) == 0 {
 		p.dispatch(c.batch)
 		clear(p.owned)
