@@ -51,9 +51,24 @@ func TestConvertFeedersLiveFromStart(t *testing.T) {
 func runConvert(t *testing.T, lines, depth, maxRestarts int, mappers ...*countMapper) *memSink {
 	t.Helper()
 	i := 0
+	var p *Pipeline
 	launch := func(context.Context, string) (*Plugin, error) {
 		if i >= len(mappers) {
 			return nil, fmt.Errorf("no more instances")
+		}
+		if i == 0 {
+			// The first instance starts once capture has written a line: a feeder that
+			// starts behind and finds the wire log still empty is caught up at once, and
+			// its first batch is a live one (seen under load).
+			for {
+				p.mu.Lock()
+				n := p.wireSeq
+				p.mu.Unlock()
+				if n > 0 {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
 		}
 		m := mappers[i]
 		i++
@@ -64,7 +79,7 @@ func runConvert(t *testing.T, lines, depth, maxRestarts int, mappers ...*countMa
 		return &Plugin{Name: "count", Mapper: c, Kill: stop}, nil
 	}
 	sink := &memSink{}
-	p := New(Options{
+	p = New(Options{
 		WirePath: filepath.Join(t.TempDir(), "w.jsonl"), Connection: "c-test", Mode: sdk.ModeConvert, ForceRevision: "acp/2@x",
 		Revisions: map[string][]string{"acp/2@x": {"count"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
 		Launch: launch, Sink: sink, BatchFrames: 8, FeederDepth: depth, MaxRestarts: maxRestarts,
