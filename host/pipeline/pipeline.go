@@ -292,6 +292,16 @@ func (p *Pipeline) attach(ctx context.Context) {
 // buffers). Called with p.mu held.
 func (p *Pipeline) dispatch(batch []wire.Entry) { p.offer(batch, true) }
 
+// anyLive says whether a feeder takes live batches (offer sends to it). Called with p.mu held.
+func (p *Pipeline) anyLive() bool {
+	for _, f := range p.feeders {
+		if !f.behind.Load() {
+			return true
+		}
+	}
+	return false
+}
+
 // offer is dispatch; copyLines false: the batch's lines are the feeders' already
 // (gathered, see captureLoop.flush).
 func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) {
@@ -673,9 +683,10 @@ func (c *captureLoop) flush(due bool) {
 			p.log.Error("flush wire log", "error", err)
 		}
 	}
-	// With no feeder (capture only, or before the revision is known) nothing is
-	// gathered: dispatch drops the batch without copying it.
-	due = due || len(p.feeders) == 0
+	// With no feeder taking live batches (capture only, before the revision is known,
+	// or every plugin behind, catching up from the wire log, as in a burst) nothing is
+	// gathered: dispatch drops the batch without copying its lines.
+	due = due || !p.anyLive()
 	if due && len(c.pend) == 0 {
 		p.dispatch(c.batch)
 		clear(p.owned)

@@ -53,6 +53,9 @@ func (m *batchMapper) seen() ([][]string, int) {
 	return append([][]string(nil), m.batches...), n
 }
 
+// initResult is the agent's answer to initialize in these runs.
+const initResult = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`
+
 // gatherRun is a recording's pipeline with a plugin window, fed chunk by chunk by the
 // test as the tee would (queue, then ring).
 type gatherRun struct {
@@ -68,7 +71,15 @@ func startGatherRun(t *testing.T, coalesce, pluginWindow time.Duration, batchFra
 	t.Helper()
 	r := &gatherRun{t: t, m: &batchMapper{}, raw: make(chan captured.Item, 64), bell: make(chan struct{}, 1),
 		path: filepath.Join(t.TempDir(), "w.jsonl")}
-	launch := func(context.Context, string) (*Plugin, error) { return &Plugin{Name: "lines", Mapper: r.m}, nil }
+	launch := func(context.Context, string) (*Plugin, error) {
+		// The plugin starts once capture has flushed the initialize exchange, while the
+		// feeder is still behind: the exchange is then never gathered (nothing is for a
+		// feeder that is behind), and the feeder catches it up from the wire log.
+		waitFor(t, "the initialize exchange in the wire log", func() bool { return r.inWire(initResult) })
+		r.p.mu.Lock() // capture flushes and decides under it
+		r.p.mu.Unlock()
+		return &Plugin{Name: "lines", Mapper: r.m}, nil
+	}
 	r.p = New(Options{
 		WirePath: r.path, Connection: "c-test", Mode: sdk.ModeRecord,
 		Revisions: map[string][]string{"acp/2@x": {"lines"}}, SchemaRevision: "x", DefaultRevision: "acp/2@x",
@@ -79,7 +90,7 @@ func startGatherRun(t *testing.T, coalesce, pluginWindow time.Duration, batchFra
 		t.Fatal(err)
 	}
 	r.send(sdk.C2A, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`+"\n"))
-	r.send(sdk.A2C, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`+"\n"))
+	r.send(sdk.A2C, []byte(initResult+"\n"))
 	// A recording's feeder attaches behind and catches up from the wire log (which
 	// holds the initialize exchange however capture batches it): the test goes on once
 	// it is live, so that what follows reaches it only from capture.
@@ -137,7 +148,9 @@ func (r *gatherRun) inWire(line string) bool {
 // tee.plugin_window, the batches of several coalescing windows reach the plugin as one,
 // while each is in the wire log as soon as its window ends; the lines the plugin gets are
 // its own (the tee's chunk is reused once capture has flushed it); a full batch goes at
-// once; and the end of the queue sends what is left. The plugin sees every frame, in order.
+// once; and the end of the queue sends what is left. Nothing is gathered while the plugin is
+// behind (the initialize exchange, flushed before it caught up). The plugin sees every frame,
+// in order.
 func TestPluginWindowGathersBatches(t *testing.T) {
 	r := startGatherRun(t, 0, time.Hour, 8)
 	var want []string
@@ -156,19 +169,23 @@ func TestPluginWindowGathersBatches(t *testing.T) {
 	if _, n := r.m.seen(); n != 2 {
 		t.Errorf("the plugin saw %d lines within an hour's plugin window, want the 2 it caught up with (the rest gathered)", n)
 	}
-	// One more line fills the batch of 8 (capture gathered the initialize exchange
-	// too, which the plugin skips as mapped): it goes at once.
-	r.send(sdk.A2C, []byte(`{"i":5}`+"\n"))
-	want = append(want, `{"i":5}`)
-	waitFor(t, "a full batch", func() bool { _, n := r.m.seen(); return n >= 8 })
-	r.send(sdk.A2C, []byte(`{"i":6}`+"\n"))
-	want = append(want, `{"i":6}`)
-	waitFor(t, `{"i":6} in the wire log`, func() bool { return r.inWire(`{"i":6}`) })
-	if _, n := r.m.seen(); n != 8 {
-		t.Errorf("the plugin saw %d lines before the end, want 8", n)
+	// Three more lines fill the batch of 8: it goes at once. (The initialize exchange
+	// was not gathered: the plugin was still catching up from the wire log then, and
+	// nothing is gathered for a feeder that is behind.)
+	for i := 5; i < 8; i++ {
+		line := fmt.Sprintf(`{"i":%d}`, i)
+		r.send(sdk.A2C, []byte(line+"\n"))
+		want = append(want, line)
 	}
-	if st := r.close(); st.Frames != 9 {
-		t.Errorf("%d frames captured, want 9", st.Frames)
+	waitFor(t, "a full batch", func() bool { _, n := r.m.seen(); return n >= 10 })
+	r.send(sdk.A2C, []byte(`{"i":8}`+"\n"))
+	want = append(want, `{"i":8}`)
+	waitFor(t, `{"i":8} in the wire log`, func() bool { return r.inWire(`{"i":8}`) })
+	if _, n := r.m.seen(); n != 10 {
+		t.Errorf("the plugin saw %d lines before the end, want 10", n)
+	}
+	if st := r.close(); st.Frames != 11 {
+		t.Errorf("%d frames captured, want 11", st.Frames)
 	}
 	batches, _ := r.m.seen()
 	var got []string
@@ -178,7 +195,7 @@ func TestPluginWindowGathersBatches(t *testing.T) {
 		}
 		got = append(got, b...)
 	}
-	if len(got) != 9 || fmt.Sprint(got[2:]) != fmt.Sprint(want) {
+	if len(got) != 11 || fmt.Sprint(got[2:]) != fmt.Sprint(want) {
 		t.Errorf("the plugin saw %q, want the initialize exchange then %q", got, want)
 	}
 	if len(batches) != 3 {
