@@ -89,8 +89,8 @@ func (s *stream) changeOf(x kv, withMeta bool) (asr.Change, bool) {
 // changeMeta is metaOf for a change, whose record is written at once and
 // dropped: a string member read from a frame's tape (in a v1 conversion a
 // diff's old and new texts, the bulk of its bytes) is its own compact form
-// and lies in the frame's copy, which nothing writes, so it is taken as it
-// is instead of scanned and copied (compact).
+// and lies in the frame's bytes, unchanged while the frame is mapped (own.go),
+// so it is taken as it is instead of scanned and copied (compact).
 func changeMeta(c obj) meta {
 	m, st := c.object("_meta")
 	if st != valid || len(m) == 0 {

@@ -181,8 +181,9 @@ func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 // elsewhere is not adopted (it is parsed), nor a frame once the tape has
 // moved on from wire (to an earlier translated frame), nor one outside a
 // check (wire nil). The objects of the frame before are dead, as after
-// parse; the copy of the bytes they alias is immutable and the same bytes,
-// so f's objects share it instead of a copy of their own.
+// parse; the bytes they alias (lent: the wire frame's, or their copy in a
+// test binary) are the same bytes and unchanged until the call returns, so
+// f's objects share them.
 func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
 	if wire == nil || f == wire || !ft.holds(wire, wire.Data) || len(f.Data) == 0 ||
 		!sameBytes(f.Data, wire.Data) || !sameBytes(f.Data, ft.t.B) {
@@ -191,7 +192,7 @@ func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
 	ft.gen++
 	ft.newSlab()
 	if ft.data != nil {
-		ft.pdata = ft.data // parseRPCTape takes it as the copy made ahead
+		ft.pdata = ft.data // parseRPCTape takes them as the bytes lent ahead
 	}
 	ft.f, ft.data = f, nil
 	return true
