@@ -1,6 +1,6 @@
 #!/bin/bash
 # plugin-cachegrind.sh: instructions a frame inside the acpv2 plugin process
-# (docs/benchmarks.md, "Issue 12, sixth round: engine"). BenchmarkPluginFrames
+# (docs/benchmarks-history.md, "Issue 12, sixth round: engine"). BenchmarkPluginFrames
 # (two batches in flight) runs twice, at U1 and U2 updates, with the built-in
 # plugin under `valgrind --tool=cachegrind` (GOMAXPROCS=1); the difference of
 # the two counts over U2-U1 leaves out start-up, the schema's compile and the

@@ -26,7 +26,7 @@ func mapArena(size int64) (*os.File, []byte, func(off, n int64) error, error) {
 	}
 	// No access history for these pages: unmapping them (acptap's exit, with a backlog
 	// resident) then does not mark each one accessed on the page LRU, which was most of
-	// the process's teardown after a large burst (docs/benchmarks.md, the sixth round).
+	// the process's teardown after a large burst (docs/benchmarks-history.md, the sixth round).
 	_ = unix.Madvise(mem, unix.MADV_SEQUENTIAL)
 	punch := func(off, n int64) error {
 		return unix.Fallocate(fd, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)

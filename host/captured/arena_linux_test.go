@@ -273,7 +273,7 @@ func TestColdSlotsAreStored(t *testing.T) {
 // TestArenaMappingKeepsNoAccessHistory: the arena is mapped with MADV_SEQUENTIAL (the
 // "sr" flag in /proc/self/smaps), so unmapping a resident backlog at acptap's exit does not
 // mark every page accessed on the page LRU (most of the process's teardown after a large
-// burst, docs/benchmarks.md).
+// burst, docs/benchmarks-history.md).
 func TestArenaMappingKeepsNoAccessHistory(t *testing.T) {
 	a, err := NewArena(4 * BufferSize)
 	if err != nil {

@@ -51,7 +51,7 @@ type Chunk struct {
 // bytes are still in its cache: a chunk stored through the arena's file (Store of a cold
 // slot) has no pages in this process, and the exit's spool (WriteSpool), which needs every
 // queued chunk's LFs for the remainder it declares, would otherwise fault them all in to
-// count them (some 17 ms of acptap's exit for 160 MB queued, docs/benchmarks.md). The
+// count them (some 17 ms of acptap's exit for 160 MB queued, docs/benchmarks-history.md). The
 // copier calls it before WriteDone; the receiver reads it (Tallied) only once the copier is
 // done with the queue (it is closed).
 func (c *Chunk) Tally(lfs int, endLF bool) {
@@ -92,7 +92,7 @@ func (c *Chunk) Buf() []byte { return c.buf }
 // back after a burst). Reading into it would fault each page in, zeroed first, on the copy
 // path: in a burst that capture lags, that is most of the tee's CPU. A copier reads such a
 // chunk's bytes into a buffer of its own and puts them in with Store, which gives the slot
-// its pages without zeroing them (about half the cost, measured in docs/benchmarks.md).
+// its pages without zeroing them (about half the cost, measured in docs/benchmarks-history.md).
 func (c *Chunk) Cold() bool { return c.cold }
 
 // Store copies b into the start of the chunk's buffer: through the arena's file when the

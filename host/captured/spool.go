@@ -198,7 +198,7 @@ func dirIndex(d sdk.Direction) int {
 // countLaterMin: an arena chunk this long has its LFs counted after the records are
 // written, the long ones split between two goroutines. At the exit with a large backlog,
 // counting every queued byte's LFs was some 6 ms of acptap's exit for 90 MB on one core
-// (docs/benchmarks.md, the sixth round).
+// (docs/benchmarks-history.md, the sixth round).
 const countLaterMin = 16 << 10
 
 // spoolCounts collects what each chunk adds to its direction's count, in order, and

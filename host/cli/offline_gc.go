@@ -11,7 +11,7 @@ import (
 // them, so they let the heap grow to three times what is live between
 // collections instead of twice: about 10 % less CPU in a rebuild, the same
 // as 400 gave, for 15 MiB more per process where 400 took 35
-// (docs/benchmarks.md, "Issue 12, fourth round: rebuild"). The soft memory
+// (docs/benchmarks-history.md, "Issue 12, fourth round: rebuild"). The soft memory
 // limit (MemoryCeiling) still bounds the heap; a recording and its plugins
 // keep the default.
 const OfflineGCPercent = 200

@@ -370,7 +370,7 @@ var pipelineBatches = true
 // the same call, and the watchdog forked in between kept the agent's stdin open
 // (host/tee stdin_gone_linux.go, TestAgentStdinWatchLeaksNoDescriptor). On again
 // it measured no better at the record level (the round trip's CPU and context
-// switches, the burst's CPU: docs/benchmarks.md, sixth round, feeders), so a
+// switches, the burst's CPU: docs/benchmarks-history.md, sixth round, feeders), so a
 // recording keeps one batch at a time; TestLivePipelinedSameOutputs and
 // TestFeederRelaysLiveUnlowered run both ways.
 var pipelineLive = false
