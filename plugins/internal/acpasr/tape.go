@@ -324,7 +324,7 @@ func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
 		}
 	}
 	raw := func(e *jsonscan.Ent) json.RawMessage { return ft.data[e.V0:e.V1:e.V1] }
-	m := rpcMsg{raw: bytes.TrimSpace(ft.data)}
+	m := rpcMsg{raw: ft.data[root.V0:root.V1]} // bytes.TrimSpace(ft.data): only JSON space is around the value
 	if id != nil {
 		m.id = compact(raw(id))
 		if isJSONNull(m.id) {
