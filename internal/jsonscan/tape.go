@@ -201,7 +201,7 @@ func (p *tapeParser) close(idx int32, mark int) {
 func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 	b, t := p.b, p.t
 	mark := len(t.stk)
-	i = p.space(i+1)
+	i = p.space(i + 1)
 	if i < len(b) && b[i] == '}' {
 		p.close(idx, mark)
 		return i + 1, true
@@ -234,7 +234,7 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = p.space(i+1)
+		i = p.space(i + 1)
 		var e Ent
 		if i < len(b) && b[i] == '"' {
 			// A string value (most are), as value parses it, without the call;
@@ -266,7 +266,7 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		}
 		switch b[i] {
 		case ',':
-			i = p.space(i+1)
+			i = p.space(i + 1)
 		case '}':
 			if shared && p.duplicate(mark) {
 				return i, false
@@ -315,7 +315,7 @@ func (p *tapeParser) duplicate(mark int) bool {
 func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 	b, t := p.b, p.t
 	mark := len(t.stk)
-	i = p.space(i+1)
+	i = p.space(i + 1)
 	if i < len(b) && b[i] == ']' {
 		p.close(idx, mark)
 		return i + 1, true
@@ -332,7 +332,7 @@ func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 		}
 		switch b[i] {
 		case ',':
-			i = p.space(i+1)
+			i = p.space(i + 1)
 		case ']':
 			p.close(idx, mark)
 			return i + 1, true
