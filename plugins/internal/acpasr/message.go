@@ -258,6 +258,9 @@ func (s *stream) withdraw(id string) {
 		return
 	}
 	delete(s.ents, e.key)
+	if s.lastEnt == e {
+		s.lastEnt = nil
+	}
 	s.unwritten = slices.DeleteFunc(s.unwritten, func(x *entity) bool { return x == e })
 	s.dirty = slices.DeleteFunc(s.dirty, func(x *entity) bool { return x == e })
 	if s.lastCtx == e {
