@@ -297,6 +297,9 @@ func (s *stream) objectArray(what string, raw json.RawMessage, items []json.RawM
 // isObject reports whether x, a member of a frame already known to be JSON
 // (parseRPC), is an object: its first byte says so, without splitting it.
 func isObject(x json.RawMessage) bool {
+	if len(x) > 0 && x[0] == '{' {
+		return true // a frame's members start with their value
+	}
 	x = bytes.TrimLeft(x, " \t\r\n")
 	return len(x) > 0 && x[0] == '{'
 }
