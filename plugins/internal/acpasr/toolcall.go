@@ -21,13 +21,12 @@ type toolCall struct {
 }
 
 type toolItem struct {
-	typ   string
-	o     obj
-	chunk bool
+	typ string
+	o   obj
 	// text and plain are a content item's block's plainTextOf (the text
 	// kept with o), so that result joins it without parsing the block.
-	text  json.RawMessage
-	plain bool
+	text         json.RawMessage
+	chunk, plain bool
 }
 
 type location struct {
