@@ -76,6 +76,9 @@ type Checker struct {
 	tape     jsonscan.Tape // the message checked (c.mu)
 	calls    map[callKey]*jsonschema.Schema
 	comp     map[*jsonschema.Schema]*cnode // the compiled validators used (compiled)
+	// lastComp and lastNode are the last schema compiled looked up and its node.
+	lastComp *jsonschema.Schema
+	lastNode *cnode
 	// The last count, payload definition and update branch looked up
 	// (a conversation is mostly one method, session/update, of a few kinds).
 	lastCount  countKey
@@ -84,6 +87,9 @@ type Checker struct {
 	lastSch    *jsonschema.Schema
 	lastKind   string
 	lastUpdate *jsonschema.Schema
+	// lastMethodPlain, lastKindPlain: lastCall.method and lastKind are
+	// plain (plainKey), so isPlain compares a frame's bytes with them.
+	lastMethodPlain, lastKindPlain bool
 }
 
 // countKey counts messages by "<sender> <method> <kind>" (Counts).
@@ -125,7 +131,7 @@ func (c *Checker) SetTolerant(on bool) {
 // most of the cost of a check) can be skipped. Extension methods, errors
 // and responses to unknown requests get the full envelope check.
 func (c *Checker) lightEnvelope(env *envelope, m method) bool {
-	if !env.has(envJSONRPC) || !env.jsonrpc.isText("2.0") {
+	if !env.has(envJSONRPC) || !env.jsonrpc.isPlain("2.0") {
 		return false
 	}
 	if env.other {
@@ -216,15 +222,20 @@ func (c *Checker) check(from Sender, line []byte) error { return c.checkTape(fro
 
 // checkTape checks line; t is line's tape, or nil to parse it here.
 func (c *Checker) checkTape(from Sender, line []byte, t *jsonscan.Tape) error {
-	line = bytes.TrimRight(line, "\r\n")
-	if bytes.IndexByte(line, '\n') >= 0 {
-		return errors.New("message contains a newline")
+	// A line the caller parsed without a newline in it (the tape looked at
+	// every byte of space) has none to find or trim but '\r's.
+	if t == nil || t.Newline() {
+		line = bytes.TrimRight(line, "\r\n")
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return errors.New("message contains a newline")
+		}
 	}
 	if !c.slow {
 		if ok, err := c.checkOnTape(from, line, t); ok {
 			return err
 		}
 	}
+	line = bytes.TrimRight(line, "\r") // for the decoders, as above
 	inst, ok := any(nil), false
 	if !c.slow {
 		inst, ok = decodeJSON(line)
@@ -293,7 +304,7 @@ func (c *Checker) checkOne(from Sender, obj fval) error {
 		m.present = true
 		if v := env.method; v.typ() == tString {
 			m.isString = true
-			if c.lastSch != nil && v.isText(c.lastCall.method) {
+			if c.lastSch != nil && v.isKey(c.lastCall.method, c.lastMethodPlain) {
 				m.name = c.lastCall.method // the method of the last payload checked
 			} else {
 				m.name = v.text()
@@ -372,7 +383,7 @@ func (c *Checker) call(side, method, what string) *jsonschema.Schema {
 		return c.lastSch
 	}
 	if sch, ok := c.calls[k]; ok {
-		c.lastCall, c.lastSch = k, sch
+		c.lastCall, c.lastSch, c.lastMethodPlain = k, sch, plainKey(k.method)
 		return sch
 	}
 	sch := c.schema.calls[side+"|"+method+"|"+what]
@@ -402,14 +413,14 @@ func (c *Checker) checkPayload(side, method, what string, v fval, field string) 
 		if u, ok := v.member("update"); ok && u.typ() == tObject {
 			if k, ok := u.member("sessionUpdate"); ok && k.typ() == tString {
 				var kind string
-				if c.lastUpdate != nil && k.isText(c.lastKind) {
+				if c.lastUpdate != nil && k.isKey(c.lastKind, c.lastKindPlain) {
 					kind = c.lastKind
 				} else {
 					kind = k.text()
 				}
 				if c.lastUpdate == nil || kind != c.lastKind {
 					if b := c.schema.updates[kind]; b != nil {
-						c.lastKind, c.lastUpdate = kind, b
+						c.lastKind, c.lastUpdate, c.lastKindPlain = kind, b, plainKey(kind)
 					}
 				}
 				if kind == c.lastKind && c.lastUpdate != nil {
@@ -450,16 +461,20 @@ func (c *Checker) validate(sch *jsonschema.Schema, v fval) error {
 // compiled is the compiled validator of sch (c.mu is held): from the
 // checker's own map, filled from the schema's (lazyComp) once a schema.
 func (c *Checker) compiled(sch *jsonschema.Schema) *cnode {
-	if n, ok := c.comp[sch]; ok {
-		return n
+	if sch == c.lastComp && sch != nil {
+		return c.lastNode // most frames check the payload of the one before's definition
 	}
-	n := c.schema.comp.node(sch)
-	if len(c.comp) < maxCalls {
-		if c.comp == nil {
-			c.comp = map[*jsonschema.Schema]*cnode{}
+	n, ok := c.comp[sch]
+	if !ok {
+		n = c.schema.comp.node(sch)
+		if len(c.comp) < maxCalls {
+			if c.comp == nil {
+				c.comp = map[*jsonschema.Schema]*cnode{}
+			}
+			c.comp[sch] = n
 		}
-		c.comp[sch] = n
 	}
+	c.lastComp, c.lastNode = sch, n
 	return n
 }
 

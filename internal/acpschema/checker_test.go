@@ -2,12 +2,14 @@ package acpschema_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/acptap/acptap/internal/acpschema"
+	"github.com/acptap/acptap/internal/jsonscan"
 )
 
 func newChecker(t *testing.T, v acpschema.Version) *acpschema.Checker {
@@ -122,6 +124,26 @@ func TestNullDefaults(t *testing.T) {
 		bad := `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":null}}`
 		if err := c.Check(acpschema.Client, []byte(bad)); err == nil {
 			t.Errorf("schema %d: a null prompt conforms", v)
+		}
+	}
+}
+
+// TestCheckParsedNewline: CheckParsed answers what Check answers for lines
+// with a newline or a carriage return in the space around their tokens or
+// after them, so that a caller's tape without a newline spares the scan
+// for one.
+func TestCheckParsedNewline(t *testing.T) {
+	chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"x"}}}}`
+	for _, line := range []string{chunk, chunk + "\n", chunk + "\r\n", chunk + "\r", "\n" + chunk, " " + chunk + " \r",
+		strings.Replace(chunk, `,"params"`, ",\n\"params\"", 1), strings.Replace(chunk, `"content":`, "\"content\":\r\n", 1),
+		strings.Replace(chunk, `"content":`, "\"content\": \t", 1), `[` + chunk + "\n]", `[` + chunk + "]\r"} {
+		var tp jsonscan.Tape
+		if !tp.Parse([]byte(line)) {
+			t.Fatalf("tape refused %q", line)
+		}
+		want := fmt.Sprint(newChecker(t, acpschema.V2).Check(acpschema.Agent, []byte(line)))
+		if got := fmt.Sprint(newChecker(t, acpschema.V2).CheckParsed(acpschema.Agent, []byte(line), &tp)); got != want {
+			t.Errorf("%q: CheckParsed = %s, Check %s", line, got, want)
 		}
 	}
 }

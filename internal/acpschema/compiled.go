@@ -74,9 +74,15 @@ type cobj struct {
 	reqN     int32 // props with req set
 	addlNo   bool  // some conjunct's additionalProperties is false
 	props    []cprop
-	addl     []*cnode // applied to a member no conjunct names, by each conjunct's additionalProperties schema
-	lut      [32]int8 // prop index by propHash: -1 none, -2 several (binary search)
+	addl     []*cnode      // applied to a member no conjunct names, by each conjunct's additionalProperties schema
+	lut      [lutSize]int8 // prop index by propHash: -1 none, -2 several (binary search)
+	// seed is the multiplier of the object's propHash, chosen when it is
+	// compiled so that its names fill distinct slots where some does.
+	seed uint32
 }
+
+// lutSize is the slots of a cobj's lut.
+const lutSize = 64
 
 // cprop is one member name a conjunct names (a property or a required name).
 type cprop struct {
@@ -358,18 +364,7 @@ func (c *compiler) node(n *fnode) *cnode {
 		}
 	}
 	o.addl = addl
-	for i := range o.lut {
-		o.lut[i] = -1
-	}
-	for i, p := range o.props {
-		h := propHash(p.name)
-		switch {
-		case o.lut[h] == -1 && i < 127:
-			o.lut[h] = int8(i)
-		default:
-			o.lut[h] = -2
-		}
-	}
+	o.fillLut()
 	if isObj {
 		cn.o = o
 	}
@@ -447,23 +442,64 @@ func appendKid(l []*cnode, k *cnode) []*cnode {
 	return append(l, k)
 }
 
-func propHash(k string) int {
-	if len(k) == 0 {
-		return 0
+// propSeeds are the multipliers fillLut tries, in order (odd, well mixed).
+var propSeeds = [...]uint32{0x9e3779b1, 0x85ebca77, 0xc2b2ae3d, 0x27d4eb2f, 0x165667b1, 0xd3a2646d,
+	0xfd7046c5, 0xb55a4f09, 0x2f0e1d37, 0x6c8e9cf5, 0x4cf5ad43, 0x8f1bbcdd, 0x5bd1e995, 0x7feb352d,
+	0x846ca68b, 0xa54ff53b}
+
+// fillLut fills the lut with the first seed whose slots hold one name
+// each (or, when none does, the one with the fewest shared slots): most
+// look-ups are then one slot and one comparison, not a binary search.
+func (o *cobj) fillLut() {
+	best, bestShared := propSeeds[0], -1
+	for _, seed := range propSeeds {
+		var used [lutSize]uint8
+		shared := 0
+		for _, p := range o.props {
+			h := propHash(p.name, seed)
+			if used[h]++; used[h] == 2 {
+				shared++
+			}
+		}
+		if bestShared < 0 || shared < bestShared {
+			best, bestShared = seed, shared
+		}
+		if shared == 0 {
+			break
+		}
 	}
-	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 31)
+	o.seed = best
+	for i := range o.lut {
+		o.lut[i] = -1
+	}
+	for i, p := range o.props {
+		h := propHash(p.name, best)
+		switch {
+		case o.lut[h] == -1 && i < 127:
+			o.lut[h] = int8(i)
+		default:
+			o.lut[h] = -2
+		}
+	}
 }
 
-func propHashB(k []byte) int {
+func propHash(k string, seed uint32) int {
 	if len(k) == 0 {
 		return 0
 	}
-	return int((uint(len(k))*7 ^ uint(k[0])*3 ^ uint(k[len(k)-1])*13 ^ uint(k[len(k)/2])) & 31)
+	return int((uint32(len(k))*7 ^ uint32(k[0])*3 ^ uint32(k[len(k)-1])*13 ^ uint32(k[len(k)/2])<<5) * seed >> 26)
+}
+
+func propHashB(k []byte, seed uint32) int {
+	if len(k) == 0 {
+		return 0
+	}
+	return int((uint32(len(k))*7 ^ uint32(k[0])*3 ^ uint32(k[len(k)-1])*13 ^ uint32(k[len(k)/2])<<5) * seed >> 26)
 }
 
 // prop is the index in props of the member name k, or -1.
 func (c *cobj) prop(k []byte) int {
-	switch i := c.lut[propHashB(k)]; i {
+	switch i := c.lut[propHashB(k, c.seed)]; i {
 	case -1:
 		return -1
 	case -2:

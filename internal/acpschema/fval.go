@@ -149,6 +149,40 @@ func (x fval) isText(s string) bool {
 	return x.text() == s
 }
 
+// isPlain is isText for s plain (plainText, valid UTF-8: its JSON body is
+// its bytes), the bytes compared first: equal bytes are then the text, and
+// unequal ones without an escape (valid UTF-8) are not. The checker's
+// look-ups of the last method and update kind and of "2.0" match on most
+// frames, and a match needs no scan for an escape.
+func (x fval) isPlain(s string) bool {
+	if x.t == nil {
+		return x.isText(s)
+	}
+	if x.typ() != tString {
+		return false
+	}
+	b := x.raw()
+	body := b[1 : len(b)-1]
+	if string(body) == s {
+		return true
+	}
+	if x.t.ValidUTF8() && bytes.IndexByte(body, '\\') < 0 {
+		return false
+	}
+	return x.text() == s
+}
+
+// plainKey reports whether isPlain may be given s.
+func plainKey(s string) bool { return plainText(s) && utf8.ValidString(s) }
+
+// isKey is isPlain(s) when plain (plainKey(s)), else isText(s).
+func (x fval) isKey(s string, plain bool) bool {
+	if plain {
+		return x.isPlain(s)
+	}
+	return x.isText(s)
+}
+
 // isNull reports whether x is null (or, decoded, absent: nil).
 func (x fval) isNull() bool { return x.typ() == tNull }
 

@@ -188,3 +188,37 @@ func sameCompiled(t testing.TB, c *cnode, s *jsonschema.Schema, x fval, dec any,
 	}
 	return r
 }
+
+// TestIsPlainSameAsIsText: isPlain and isKey answer what isText answers,
+// for every string whose bytes are, or escape, or are near a plain key
+// (the checker's "2.0", last method and last update kind), and for values
+// that are not strings.
+func TestIsPlainSameAsIsText(t *testing.T) {
+	keys := []string{"2.0", "session/update", "agent_message_chunk", "", "é"}
+	values := []string{`"2.0"`, `"2\u002e0"`, `"2.00"`, `"2.1"`, `"2."`, `20`, `null`, `{"a":1}`,
+		`"session/update"`, `"session\/update"`, `"session/updatE"`, `"agent_message_chunk"`,
+		`"agent_message_chun\u006b"`, `""`, `"\u0000"`, `"é"`, `"\u00e9"`, "\"\xc3\"", "\"2.0\xff\""}
+	var tp jsonscan.Tape
+	for _, k := range keys {
+		if !plainKey(k) {
+			t.Fatalf("plainKey(%q) = false", k)
+		}
+		for _, v := range values {
+			line := `{"v":` + v + `}`
+			if !tp.Parse([]byte(line)) {
+				t.Fatalf("tape refused %s", line)
+			}
+			x, _ := fval{t: &tp, e: tp.Root()}.member("v")
+			want := x.isText(k)
+			if got := x.isPlain(k); got != want {
+				t.Errorf("isPlain(%q) of %s = %v, isText %v", k, v, got, want)
+			}
+			if got := x.isKey(k, true); got != want {
+				t.Errorf("isKey(%q, true) of %s = %v, isText %v", k, v, got, want)
+			}
+		}
+	}
+	if plainKey(`a\b`) || plainKey("a\"") || plainKey("\xff") {
+		t.Error("plainKey takes a string whose JSON body is not its bytes")
+	}
+}

@@ -1,6 +1,9 @@
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Tape is the structure of one JSON value, parsed and validated in one
 // strict pass without decoding anything: every object's members and every
@@ -19,6 +22,9 @@ type Tape struct {
 	root  Ent
 	// badUTF8: a string value holds invalid UTF-8 (names never do).
 	badUTF8 bool
+	// newline: the space around a token holds a '\n' (strings never do:
+	// Parse refuses a control character in one).
+	newline bool
 	stk     []Ent
 	keys    map[string]struct{}
 }
@@ -51,14 +57,14 @@ const MaxTapeDepth = 500
 // encoding/json checks them (escapes, control characters) and not decoded.
 func (t *Tape) Parse(b []byte) bool {
 	t.Release() // the buffers a large value grew are not kept for the next one
-	t.B, t.Ents, t.Conts, t.stk, t.badUTF8 = b, t.Ents[:0], t.Conts[:0], t.stk[:0], false
+	t.B, t.Ents, t.Conts, t.stk, t.badUTF8, t.newline = b, t.Ents[:0], t.Conts[:0], t.stk[:0], false, false
 	if len(b) >= 1<<30 {
 		return false
 	}
 	p := tapeParser{t: t, b: b}
-	i := SkipSpace(b, 0)
+	i := p.space(0)
 	e, i, ok := p.value(i, 0)
-	if !ok || SkipSpace(b, i) != len(b) {
+	if !ok || p.space(i) != len(b) {
 		return false
 	}
 	t.root = e
@@ -73,6 +79,11 @@ func (t *Tape) Release() {
 		t.Ents, t.Conts, t.stk = nil, nil, nil
 	}
 }
+
+// Newline reports whether the text parsed (Parse returned true) holds a
+// '\n', as bytes.IndexByte(t.B, '\n') >= 0 does: outside its strings,
+// which hold none, Parse looked at every byte of space.
+func (t *Tape) Newline() bool { return t.newline }
 
 // ValidUTF8 reports whether the text parsed (Parse returned true) is valid
 // UTF-8, as utf8.Valid(t.B) does: outside its strings JSON text is ASCII,
@@ -113,6 +124,23 @@ func (t *Tape) Member(e Ent, k string) (Ent, bool) {
 type tapeParser struct {
 	t *Tape
 	b []byte
+}
+
+// space is SkipSpace(p.b, i), noting a newline (Tape.Newline); most
+// tokens have no space before them, and pay one comparison for it.
+func (p *tapeParser) space(i int) int {
+	if i < len(p.b) && p.b[i] <= ' ' {
+		return p.spaceAfter(i)
+	}
+	return i
+}
+
+func (p *tapeParser) spaceAfter(i int) int {
+	j := SkipSpace(p.b, i)
+	if !p.t.newline && bytes.IndexByte(p.b[i:j], '\n') >= 0 {
+		p.t.newline = true
+	}
+	return j
 }
 
 // value parses the value at b[i] (not space) and returns its entry (no
@@ -173,11 +201,16 @@ func (p *tapeParser) close(idx int32, mark int) {
 func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 	b, t := p.b, p.t
 	mark := len(t.stk)
-	i = SkipSpace(b, i+1)
+	i = p.space(i + 1)
 	if i < len(b) && b[i] == '}' {
 		p.close(idx, mark)
 		return i + 1, true
 	}
+	// A bit a name by its length and last byte (as duplicate compares
+	// them first): only an object where two names share one is looked at
+	// for a duplicate.
+	var names uint64
+	shared := false
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return i, false
@@ -197,11 +230,11 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 				return i, false
 			}
 		}
-		i = SkipSpace(b, end)
+		i = p.space(end)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = SkipSpace(b, i+1)
+		i = p.space(i + 1)
 		var e Ent
 		if i < len(b) && b[i] == '"' {
 			// A string value (most are), as value parses it, without the call;
@@ -223,16 +256,19 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 			return i, false
 		}
 		e.K0, e.K1 = int32(k0), int32(end-1)
+		bit := uint64(1) << ((uint(end-k0)*7 + uint(b[end-2])) & 63) // b[end-2]: the last byte, or an empty name's opening quote
+		shared = shared || names&bit != 0
+		names |= bit
 		t.stk = append(t.stk, e)
-		i = SkipSpace(b, i)
+		i = p.space(i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = SkipSpace(b, i+1)
+			i = p.space(i + 1)
 		case '}':
-			if p.duplicate(mark) {
+			if shared && p.duplicate(mark) {
 				return i, false
 			}
 			p.close(idx, mark)
@@ -279,7 +315,7 @@ func (p *tapeParser) duplicate(mark int) bool {
 func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 	b, t := p.b, p.t
 	mark := len(t.stk)
-	i = SkipSpace(b, i+1)
+	i = p.space(i + 1)
 	if i < len(b) && b[i] == ']' {
 		p.close(idx, mark)
 		return i + 1, true
@@ -290,13 +326,13 @@ func (p *tapeParser) array(i, depth int, idx int32) (int, bool) {
 			return j, false
 		}
 		t.stk = append(t.stk, e)
-		i = SkipSpace(b, j)
+		i = p.space(j)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = SkipSpace(b, i+1)
+			i = p.space(i + 1)
 		case ']':
 			p.close(idx, mark)
 			return i + 1, true

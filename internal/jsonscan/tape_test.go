@@ -36,6 +36,9 @@ func checkTape(t *testing.T, b []byte) {
 	if tp.ValidUTF8() != utf8.Valid(b) {
 		t.Fatalf("%q: ValidUTF8 %v, utf8.Valid %v", b, tp.ValidUTF8(), utf8.Valid(b))
 	}
+	if nl := bytes.IndexByte(b, '\n') >= 0; tp.Newline() != nl {
+		t.Fatalf("%q: Newline %v, a newline in the text %v", b, tp.Newline(), nl)
+	}
 	var walk func(e Ent)
 	walk = func(e Ent) {
 		raw := tp.Bytes(e)
@@ -231,4 +234,13 @@ func BenchmarkTapeParse(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// TestTapeNewline: Newline is whether the text holds a '\n', wherever the
+// space holding it lies (before, inside, after the value; beside \r, \t).
+func TestTapeNewline(t *testing.T) {
+	for _, s := range []string{"{\"a\":1}", "\n{\"a\":1}", "{\"a\":1}\n", "{\"a\":1}\r\n", "{\"a\":1}\r", "{\n\"a\":1}",
+		"{\"a\"\n:1}", "{\"a\":\n1}", "{\"a\":1\n}", "{\"a\":1 ,\t\n\"b\":2}", "[1,\n2]", "[\n]", "{\r\t }", "\"x\"\n", " 1 "} {
+		checkTape(t, []byte(s))
+	}
 }

@@ -24,10 +24,13 @@ type conn struct {
 	wire    string
 	prior   map[string]*priorState // sessions the store knows, until opened
 	streams map[string]*stream
-	list    []*stream // creation order, for deterministic iteration
-	pending map[pendingKey]*pending
-	elicit  map[string]*stream // URL-mode elicitationId → stream
-	spawned map[string]string  // subagent session → parent (subagent_update, ASR-721)
+	// lastStream is the stream streamFor found last (most frames name the
+	// session of the frame before).
+	lastStream *stream
+	list       []*stream // creation order, for deterministic iteration
+	pending    map[pendingKey]*pending
+	elicit     map[string]*stream // URL-mode elicitationId → stream
+	spawned    map[string]string  // subagent session → parent (subagent_update, ASR-721)
 	// childRoots are a subagent's workspace roots from its subagent_update
 	// (Options.SubagentRoots), until its stream is opened.
 	childRoots map[string][]string

@@ -41,8 +41,14 @@ func (b *blocks) push(x json.RawMessage) {
 
 // pushOf is push of x, parsed as o (nil: not an object).
 func (b *blocks) pushOf(x json.RawMessage, o obj) {
+	v, plain := plainTextOf(o)
+	b.pushText(x, v, plain)
+}
+
+// pushText is pushOf with plainTextOf(o) given (v, plain).
+func (b *blocks) pushText(x, v json.RawMessage, plain bool) {
 	b.close()
-	if v, ok := plainTextOf(o); ok {
+	if plain {
 		b.text = asr.TextBlock{}
 		b.text.Grow(min(b.hint+b.hint/4, maxTextHint))
 		b.text.Append(v)
@@ -60,12 +66,19 @@ func (b *blocks) chunk(x json.RawMessage) {
 
 // chunkOf is chunk of x, parsed as o (nil: not an object).
 func (b *blocks) chunkOf(x json.RawMessage, o obj) {
-	if v, ok := plainTextOf(o); ok && b.open {
+	v, plain := plainTextOf(o)
+	b.chunkText(x, v, plain)
+}
+
+// chunkText is chunkOf with plainTextOf(o) given (v, plain): a caller
+// that has it already does not look the block's members up again.
+func (b *blocks) chunkText(x, v json.RawMessage, plain bool) {
+	if plain && b.open {
 		b.text.Append(v) // the joined text, escaped: each part's escaped
 		b.orig = nil
 		return
 	}
-	b.pushOf(x, o)
+	b.pushText(x, v, plain)
 }
 
 func (b *blocks) close() {
@@ -122,13 +135,22 @@ func plainTextOf(o obj) (json.RawMessage, bool) {
 	if len(o) != 2 {
 		return nil, false
 	}
-	if t, st := o.member("type"); st != valid || (string(t) != `"text"` && !o.strIs("type", "text")) {
+	// Two members (of distinct names: an obj has one per name), read in
+	// place rather than looked up one by one.
+	ty, tx := o[0], o[1]
+	if ty.k != "type" {
+		ty, tx = tx, ty
+	}
+	if ty.k != "type" || tx.k != "text" {
 		return nil, false
 	}
-	if o.strState("text") != valid {
+	if string(ty.v) != `"text"` && !o.strIs("type", "text") {
 		return nil, false
 	}
-	return o.raw("text"), true
+	if strStateOf(tx.v) != valid {
+		return nil, false
+	}
+	return tx.v, true
 }
 
 // textPart builds {"type":<typ>,"text":<text>} ("text", "reasoning").

@@ -72,7 +72,13 @@ type writtenPart struct {
 // memory comes back with its record ids and fingerprints only.
 func (s *stream) entity(kind, id string, context bool, f *sdk.Frame, mk func() body) *entity {
 	k := entKey{kind, id}
-	e, ok := s.ents[k]
+	var e *entity
+	var ok bool
+	if s.lastEnt != nil && s.lastEnt.key == k {
+		e, ok = s.lastEnt, true
+	} else {
+		e, ok = s.ents[k]
+	}
 	switch {
 	case !ok:
 		if d, ok := s.done[doneKey(k)]; ok {
@@ -99,6 +105,7 @@ func (s *stream) entity(kind, id string, context bool, f *sdk.Frame, mk func() b
 			s.lastCtx = e
 		}
 	}
+	s.lastEnt = e
 	s.touch(e, f.Seq)
 	return e
 }
@@ -333,6 +340,9 @@ func (s *stream) endTurn() {
 		}
 		s.done[doneKey(k)] = compactEntity(e)
 		delete(s.ents, k)
+		if s.lastEnt == e {
+			s.lastEnt = nil
+		}
 		// Pointers may remain (the last context entity, a compaction's
 		// extent): they need only the first record's id.
 		e.b, e.frames, e.written = nil, nil, nil

@@ -479,6 +479,23 @@ func TestASR706_SupersedesAfterRelease(t *testing.T) {
 	}
 }
 
+// TestASR706_ReleasedLastEntity: the entity released is the one named
+// last (turns with no other entity in between): the update naming it
+// again finds it released, as when another was named in between
+// (stream.lastEnt is dropped with it).
+func TestASR706_ReleasedLastEntity(t *testing.T) {
+	call := `{"sessionUpdate":"tool_call_update","toolCallId":"c1","name":"run","title":"Run","status":"completed","rawOutput":{"exit":0}}`
+	lines := []string{upd(call), idle, idle, idle, idle, upd(strings.Replace(call, "completed", "failed", 1)), idle}
+	_, outs := mapConn(t, parseFrames(t, opened(lines...)), "s1")
+	if got := summaries(outs); !cmp.Equal(got, []string{"update for a tool_call already final and no longer held"}) {
+		t.Errorf("diagnostics = %v", got)
+	}
+	rs := records(t, outs, "s1")
+	if got := summary(rs); len(got) < 2 || !strings.HasPrefix(got[len(got)-2], "r8 tool_result callId=c1 supersedes=r3") {
+		t.Errorf("records: %v", got)
+	}
+}
+
 // mapConn maps frames in process and returns the stream of session (for
 // white-box checks) and the outputs.
 func mapConn(t testing.TB, frames []sdk.Frame, session string) (*stream, []sdk.Output) {

@@ -179,9 +179,17 @@ func (o obj) str(k string) (string, state) {
 // strState is str's state, without decoding the string: o is part of
 // valid JSON, where a value that starts with a quote is a string.
 func (o obj) strState(k string) state {
-	v, st := o.member(k)
-	if st != valid {
-		return st
+	v, ok := o.get(k)
+	if !ok {
+		return missing
+	}
+	return strStateOf(v)
+}
+
+// strStateOf is strState of a present member's value v.
+func strStateOf(v json.RawMessage) state {
+	if isJSONNull(v) {
+		return isNull
 	}
 	if len(v) > 0 && v[0] == '"' {
 		return valid // a frame's members start with their value

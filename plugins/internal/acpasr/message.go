@@ -128,6 +128,8 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 	chunk := strings.HasSuffix(kind, "_chunk")
 	var block json.RawMessage
 	var bo obj // block, parsed
+	var text json.RawMessage
+	var plain bool // bo is a plain text block, of text (plainTextOf)
 	var items []json.RawMessage
 	contentSt := missing
 	if chunk {
@@ -137,7 +139,10 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 		if block, ok = u.get("content"); ok && isObject(block) {
 			bo, _ = u.object("content")
 		}
-		if !ok || bo == nil || (!thought && blockProblemOf(bo) != "") {
+		if !thought {
+			text, plain = plainTextOf(bo) // a plain text block has no problem
+		}
+		if !ok || bo == nil || (!thought && !plain && blockProblemOf(bo) != "") {
 			s.c.diag(sdk.SeverityWarning, s.id, kind+": content is not a content block", "kept as an audit record")
 			return false
 		}
@@ -174,7 +179,7 @@ func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
 	case chunk:
 		m.agentContent()
 		m.content.hint = s.textHint
-		m.content.chunkOf(block, bo)
+		m.content.chunkText(block, text, plain)
 		m.chunked = true
 	case contentSt != missing: // a whole update; null and [] clear
 		m.agentContent()
@@ -253,6 +258,9 @@ func (s *stream) withdraw(id string) {
 		return
 	}
 	delete(s.ents, e.key)
+	if s.lastEnt == e {
+		s.lastEnt = nil
+	}
 	s.unwritten = slices.DeleteFunc(s.unwritten, func(x *entity) bool { return x == e })
 	s.dirty = slices.DeleteFunc(s.dirty, func(x *entity) bool { return x == e })
 	if s.lastCtx == e {
@@ -289,6 +297,9 @@ func (s *stream) objectArray(what string, raw json.RawMessage, items []json.RawM
 // isObject reports whether x, a member of a frame already known to be JSON
 // (parseRPC), is an object: its first byte says so, without splitting it.
 func isObject(x json.RawMessage) bool {
+	if len(x) > 0 && x[0] == '{' {
+		return true // a frame's members start with their value
+	}
 	x = bytes.TrimLeft(x, " \t\r\n")
 	return len(x) > 0 && x[0] == '{'
 }

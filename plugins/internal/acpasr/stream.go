@@ -21,6 +21,10 @@ type stream struct {
 	textHint int
 	roots    []asr.Root
 	ents     map[entKey]*entity
+	// lastEnt is the entity entity found or made last, while it is in
+	// ents (deleted, it is dropped here too): most updates name the
+	// entity of the update before (a message's chunks), no map look-up.
+	lastEnt *entity
 	// done holds the entities no longer held in full: released after a
 	// whole turn final, or recorded on an earlier connection.
 	done map[uint64]doneEnt
@@ -123,7 +127,11 @@ func (c *conn) producer() asr.Producer {
 // opened on this connection is still recorded (its traffic is observed),
 // with a diagnostic unless it is a known subagent's (ASR-721).
 func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
+	if s := c.lastStream; s != nil && s.id == id {
+		return s // a stream, once opened, stays its id's
+	}
 	if s, ok := c.streams[id]; ok {
+		c.lastStream = s
 		return s
 	}
 	_, known := c.prior[id]

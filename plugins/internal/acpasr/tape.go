@@ -141,10 +141,17 @@ const (
 // keep is a copy of o (built from a frame's tape) that outlives the
 // frame: its members and their values, in one allocation for the bytes.
 func keep(o obj) obj {
+	k, _ := keepWith(o, nil)
+	return k
+}
+
+// keepWith is keep(o) and a copy of extra in the same allocation (nil for
+// nil).
+func keepWith(o obj, extra json.RawMessage) (obj, json.RawMessage) {
 	if o == nil {
-		return nil
+		return nil, own(extra)
 	}
-	n := 0
+	n := len(extra)
 	for _, m := range o {
 		n += len(m.v)
 	}
@@ -157,7 +164,12 @@ func keep(o obj) obj {
 		m.v = buf[l:len(buf):len(buf)]
 		m.t = nil // not the tape's any more: nested objects are scanned
 	}
-	return out
+	if extra != nil {
+		l := len(buf)
+		buf = append(buf, extra...)
+		extra = buf[l:len(buf):len(buf)]
+	}
+	return out, extra
 }
 
 // parse parses f's data into the tape; it reports whether the tape took it.
@@ -324,7 +336,7 @@ func parseRPCTape(ft *frameTape, data []byte) (rpcMsg, error) {
 		}
 	}
 	raw := func(e *jsonscan.Ent) json.RawMessage { return ft.data[e.V0:e.V1:e.V1] }
-	m := rpcMsg{raw: bytes.TrimSpace(ft.data)}
+	m := rpcMsg{raw: ft.data[root.V0:root.V1]} // bytes.TrimSpace(ft.data): only JSON space is around the value
 	if id != nil {
 		m.id = compact(raw(id))
 		if isJSONNull(m.id) {

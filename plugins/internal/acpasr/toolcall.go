@@ -21,9 +21,12 @@ type toolCall struct {
 }
 
 type toolItem struct {
-	typ   string
-	o     obj
-	chunk bool
+	typ string
+	o   obj
+	// text and plain are a content item's block's plainTextOf (the text
+	// kept with o), so that result joins it without parsing the block.
+	text         json.RawMessage
+	chunk, plain bool
 }
 
 type location struct {
@@ -110,12 +113,17 @@ func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 		s.c.diag(sdk.SeverityWarning, s.id, "tool call content item is not an object with a type", "item dropped")
 		return toolItem{}, false
 	}
+	var text json.RawMessage
+	var plain bool
 	switch typ {
 	case "content":
 		bo, st := o.object("content")
 		if st != valid {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped")
 			return toolItem{}, false
+		}
+		if text, plain = plainTextOf(bo); plain {
+			break // a plain text block has no problem
 		}
 		if p := blockProblemOf(bo); p != "" {
 			s.c.diag(sdk.SeverityWarning, s.id, "tool call content item has no content block", "item dropped: "+p)
@@ -130,7 +138,8 @@ func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 	default:
 		s.c.diag(sdk.SeverityInfo, s.id, "tool call content item of type "+strconv.Quote(typ)+" not mapped", "kept in the wire log only")
 	}
-	return toolItem{typ: typ, o: keep(o), chunk: chunk}, true
+	ko, kt := keepWith(o, text)
+	return toolItem{typ: typ, o: ko, chunk: chunk, text: kt, plain: plain}, true
 }
 
 func (s *stream) locations(items []kv) []location {
@@ -239,9 +248,9 @@ func (t *toolCall) result(status string) *asr.ToolResult {
 		switch it.typ {
 		case "content":
 			if it.chunk {
-				display.chunk(it.o.raw("content"))
+				display.chunkText(it.o.raw("content"), it.text, it.plain)
 			} else {
-				display.push(it.o.raw("content"))
+				display.pushText(it.o.raw("content"), it.text, it.plain)
 			}
 		case "terminal":
 			if id, st := it.o.str("terminalId"); st == valid && exec == nil {
