@@ -28,6 +28,9 @@ var _ encoding.CodecV2 = protoCodec{}
 func (protoCodec) Name() string { return "proto" }
 
 func (protoCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if e, ok := v.(*encodedRequest); ok {
+		return e.data(), nil // a packed batch's request, written by encodeRequests
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("proto: failed to marshal, message is %T, want proto.Message", v)
