@@ -127,12 +127,14 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 		// first special one are overwritten by what follows.
 		k := i
 		for k+8 <= len(p) {
-			x := binary.LittleEndian.Uint64(p[k:])
-			binary.LittleEndian.PutUint64(out[j:], x)
-			// jsonscan.EscapeMask, by hand (the call is not inlined here).
+			x := binary.LittleEndian.Uint64((*[8]byte)(p[k : k+8])[:])
+			binary.LittleEndian.PutUint64((*[8]byte)(out[j : j+8])[:], x)
+			// jsonscan.EscapeMask, by hand (the call is not inlined here):
+			// its lowest bit is the first byte that needs a look (the bits
+			// above it may be borrows).
 			const ones, highs = 0x0101010101010101, 0x8080808080808080
 			q, bs := x^('"'*ones), x^('\\'*ones)
-			if m := ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs | x) & highs; m != 0 {
+			if m := ((x - 0x20*ones) | (q - ones) | (bs - ones)) & highs; m != 0 {
 				n := bits.TrailingZeros64(m) >> 3
 				k, j = k+n, j+n
 				goto special
