@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -76,9 +75,10 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 	if n == 0 || n > 19 || (p[0] == '0' && n > 1) {
 		return e, false
 	}
-	seq, err := strconv.ParseUint(string(p[:n]), 10, 64)
-	if err != nil {
-		return e, false
+	// (At most 19 digits: below 2^64, what strconv.ParseUint gives.)
+	var seq uint64
+	for _, c := range p[:n] {
+		seq = seq*10 + uint64(c-'0')
 	}
 	p = p[n:]
 	if bytes.HasPrefix(p, fastAt) {
