@@ -49,6 +49,14 @@ type entryReader interface {
 // (windowMaxBytes), so a batch of long lines holds no more memory.
 const OfflineBatchFrames = 1024
 
+// shareFrames off: every feeder builds its own frames of the window's
+// blocks (tests compare).
+var shareFrames = true
+
+// leaveWindowAfter, when set, makes a feeder leave the shared window after
+// that many blocks and map the rest with a reader of its own (tests).
+var leaveWindowAfter = 0
+
 // liveFromStart off: every new feeder starts behind, catching up from the
 // wire log (tests compare).
 var liveFromStart = true
@@ -72,11 +80,15 @@ type feeder struct {
 	live   chan []wire.Entry
 	behind atomic.Bool
 
-	plug    *Plugin
-	sess    sdk.Session
-	fb      *pluginwire.FrameBuilder
-	reader  entryReader
-	lastFed uint64 // the last wire seq this instance has mapped
+	plug *Plugin
+	sess sdk.Session
+	fb   *pluginwire.FrameBuilder
+	// winFrames: the window's reader builds the plugin's frames (a feeder
+	// that maps the shared window from its start: the window's builder has
+	// seen what fb would have, and fb nothing).
+	winFrames bool
+	reader    entryReader
+	lastFed   uint64 // the last wire seq this instance has mapped
 
 	instOut  int // outputs the current instance produced
 	written  int // outputs given to the sink (across restarts)
@@ -89,6 +101,7 @@ type feeder struct {
 	// (window.go); nil once it left it (a restarted plugin is re-fed by a
 	// reader of its own).
 	cur *windowCursor
+	blk *windowBlock // the window's block being submitted
 	// Pipelined batches (offline modes, catching up): the last seq of each
 	// batch sent and not yet answered, oldest first.
 	flights []uint64
@@ -190,6 +203,8 @@ func (f *feeder) start(ctx context.Context) error {
 		return fmt.Errorf("start plugin %s session: %w", f.name, err)
 	}
 	f.sess, f.fb, f.lastFed, f.instOut = sess, pluginwire.NewFrameBuilder(), 0, 0
+	f.winFrames = f.cur != nil && f.cur.next == 0 && shareFrames
+
 	f.flights = nil
 	if f.reader != nil {
 		f.reader.Close()
@@ -310,7 +325,7 @@ func (p *Pipeline) offline() bool { return p.rebuilding || p.opts.Mode == sdk.Mo
 func (f *feeder) catchUpShared(ctx context.Context, target uint64) bool {
 	defer f.drain(ctx)
 	for f.lastFedSent() < target && !f.dead.Load() && f.cur != nil {
-		batch, err := f.cur.take(ctx)
+		blk, err := f.cur.take(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return true
@@ -324,7 +339,12 @@ func (f *feeder) catchUpShared(ctx context.Context, target uint64) bool {
 			f.giveUp(err)
 			return true
 		}
-		f.submit(ctx, batch)
+		f.blk = blk
+		f.submit(ctx, blk.entries)
+		f.blk = nil
+		if leaveWindowAfter > 0 && f.cur != nil && f.cur.next >= leaveWindowAfter {
+			f.leaveWindow()
+		}
 	}
 	if f.cur != nil && f.lastFedSent() >= target {
 		f.leaveWindow()
@@ -394,7 +414,8 @@ func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 		f.process(ctx, batch)
 		return
 	}
-	if f.namesSessions(batch) {
+	names := f.namesSessions(batch)
+	if names {
 		// A session frame reads the store's prior stream (sessionInfo):
 		// only once every output before it was delivered, as unpipelined.
 		if !f.drain(ctx) {
@@ -402,6 +423,19 @@ func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 		}
 	}
 	after := f.lastFedSent()
+	if bs, ok := ps.(batchSubmitter); ok && !names && f.winFrames && f.blk != nil && len(f.blk.frames) > 0 &&
+		len(batch) > 0 && batch[0].Seq == after+1 {
+		// The window's block as it is (no session frame to add): the same
+		// encoded request as every other plugin's.
+		b := f.blk.shared()
+		if _, err := f.call(ctx, func() ([]sdk.Output, error) { return nil, bs.SubmitBatch(ctx, b) }); err != nil {
+			f.fail(ctx, err)
+			return
+		}
+		f.flights = append(f.flights, batch[len(batch)-1].Seq)
+		f.collectTo(ctx, pipelineDepth-1)
+		return
+	}
 	last, ok := f.build(batch, after)
 	if !ok {
 		// Not the next frames (cannot happen when catching up): map it
@@ -423,11 +457,24 @@ func (f *feeder) submit(ctx context.Context, batch []wire.Entry) {
 		return
 	}
 	f.flights = append(f.flights, last)
-	for len(f.flights) >= pipelineDepth {
+	f.collectTo(ctx, pipelineDepth-1)
+}
+
+// batchSubmitter is a pipelined session that sends a pluginwire.Batch
+// encoded once for every session (pluginwire's remote sessions).
+type batchSubmitter interface {
+	SubmitBatch(ctx context.Context, b *pluginwire.Batch) error
+}
+
+// collectTo delivers the outputs of the oldest batches in flight until n
+// at most are; false when the plugin failed.
+func (f *feeder) collectTo(ctx context.Context, n int) bool {
+	for len(f.flights) > n {
 		if !f.collect(ctx) {
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // collect delivers the outputs of the oldest batch in flight; false when
@@ -448,14 +495,7 @@ func (f *feeder) collect(ctx context.Context) bool {
 
 // drain delivers the outputs of every batch in flight; false when the
 // plugin failed.
-func (f *feeder) drain(ctx context.Context) bool {
-	for len(f.flights) > 0 {
-		if !f.collect(ctx) {
-			return false
-		}
-	}
-	return true
-}
+func (f *feeder) drain(ctx context.Context) bool { return f.collectTo(ctx, 0) }
 
 // namesSessions says whether the batch has a session frame to build.
 func (f *feeder) namesSessions(batch []wire.Entry) bool {
@@ -515,6 +555,12 @@ func (f *feeder) build(batch []wire.Entry, after uint64) (last uint64, ok bool) 
 		}
 		break
 	}
+	blk := f.blk // the window's frames (its entries are batch)
+	if !f.winFrames {
+		blk = nil
+	} else if blk == nil {
+		f.fb, f.winFrames = f.replayBuilder(after), false
+	}
 	f.frames = f.frames[:0]
 	f.sessionsOf(batch, after)
 	k := 0 // the next of f.named
@@ -529,6 +575,10 @@ func (f *feeder) build(batch []wire.Entry, after uint64) (last uint64, ok bool) 
 		}
 		switch e.Type {
 		case wire.TypeGap:
+			if blk != nil {
+				f.frames = append(f.frames, blk.entryFrames(i)...)
+				break
+			}
 			f.frames = f.fb.Gap(f.frames, e.Seq, e.Dir, e.At, e.Gap)
 		case wire.TypeSession:
 			s := e.Session
@@ -540,10 +590,45 @@ func (f *feeder) build(batch []wire.Entry, after uint64) (last uint64, ok bool) 
 			for _, s := range named {
 				f.frames = f.fb.Session(f.frames, e.Seq, e.Dir, e.At, f.p.sessionInfo(s, f))
 			}
+			if blk != nil {
+				f.frames = append(f.frames, blk.entryFrames(i)...)
+				break
+			}
 			f.frames = f.fb.Line(f.frames, e.Seq, e.Dir, e.At, e.Line)
 		}
 	}
 	return batch[len(batch)-1].Seq, true
+}
+
+// replayBuilder is the FrameBuilder of a feeder that mapped the window's
+// frames through seq and now builds its own (it left the window and maps
+// on, as no rebuild does today): a new one given the log's lines through
+// seq, as the window's reader gave its own.
+func (f *feeder) replayBuilder(seq uint64) *pluginwire.FrameBuilder {
+	fb := pluginwire.NewFrameBuilder()
+	r, err := wire.Open(f.p.wirePath)
+	if err != nil {
+		return fb // (the catch-up that reads on from here fails on it too)
+	}
+	var rd entryReader = r
+	if f.p.rebuilding {
+		rd = wire.NewTolerant(r, nil)
+	}
+	defer rd.Close()
+	var frames []sdk.Frame
+	for last := uint64(0); ; {
+		e, err := rd.Next()
+		if err != nil || e.Seq > seq {
+			return fb
+		}
+		if e.Seq <= last {
+			continue
+		}
+		last = e.Seq
+		if e.Type != wire.TypeGap && e.Type != wire.TypeSession {
+			frames = fb.Line(frames[:0], e.Seq, e.Dir, e.At, e.Line)
+		}
+	}
 }
 
 // namedAt is an entry of a batch (by index) and the sessions it stands

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/acptap/acptap/host/wire"
+	"github.com/acptap/acptap/internal/pluginwire"
+	"github.com/acptap/acptap/sdk"
 )
 
 // The shared window: in a rebuild (Pipeline.Rebuild, which the finisher and
@@ -24,6 +26,14 @@ import (
 // log. A feeder that leaves the window (its plugin was restarted and is
 // re-fed from seq 1, or gave up) no longer holds it back; a restarted one
 // reads the wire log on its own, as every feeder did before.
+//
+// The reader also builds each block's frames, with a FrameBuilder of its
+// own that sees every line in order as each feeder's would: a feeder that
+// maps the window from its start takes them instead of building its own
+// (the lines' scan for ids is the largest part of building), and a block
+// without a session frame to add goes to every plugin as the same encoded
+// request (pluginwire.Batch). A block's slices are reused for a later
+// block once every feeder is done with it.
 var (
 	windowMaxBlocks = 16
 	windowMaxBytes  = 4 << 20
@@ -41,7 +51,7 @@ type window struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	blocks  []windowBlock // blocks[0] is block number base
+	blocks  []*windowBlock // blocks[0] is block number base
 	base    int
 	bytes   int // line bytes held in blocks
 	peak    int // the most blocks held (tests)
@@ -49,6 +59,8 @@ type window struct {
 	err     error // the read error after the last block (sticky)
 	closed  bool  // every cursor left, or ctx ended: the reader stops
 	cursors map[*windowCursor]bool
+	fb      *pluginwire.FrameBuilder // the blocks' frames (the reader's)
+	retired []*windowBlock           // blocks every cursor has passed, oldest first, to reuse
 	started bool
 	stop    func() bool
 	ended   bool // the context ended: the reader stops
@@ -64,14 +76,38 @@ type window struct {
 }
 
 type windowBlock struct {
+	num     int // its number in the window
 	entries []wire.Entry
 	bytes   int
+	// frames are the entries' frames as a feeder's FrameBuilder builds them
+	// (none for a session entry: the feeder adds what it stands for);
+	// first[i] is the index of entry i's first, first[len(entries)] is
+	// len(frames).
+	frames []sdk.Frame
+	first  []int32
+	once   sync.Once
+	batch  *pluginwire.Batch // the frames encoded once for every plugin (shared)
+	// pinned: a feeder left the window while mapping it (a call it
+	// abandoned may still read it): never reused.
+	pinned bool
+}
+
+// entryFrames are the frames of the block's entry i.
+func (b *windowBlock) entryFrames(i int) []sdk.Frame { return b.frames[b.first[i]:b.first[i+1]] }
+
+// shared is the block's frames as one Batch for every feeder.
+func (b *windowBlock) shared() *pluginwire.Batch {
+	b.once.Do(func() { b.batch = pluginwire.NewBatch(b.frames) })
+	return b.batch
 }
 
 // windowCursor is one feeder's place in the window: the next block it takes.
 type windowCursor struct {
 	w    *window
 	next int
+	// rel: the feeder is done with the blocks before it (it asked for the
+	// next; the block it was given last is in use until then).
+	rel int
 }
 
 // windowBlocks is the most blocks of batch entries the window holds:
@@ -89,7 +125,7 @@ func windowBlocks(batch int) int {
 
 func newWindow(path string, target uint64, batch int) *window {
 	w := &window{path: path, target: target, batch: batch, maxBlocks: windowBlocks(batch), maxBytes: windowMaxBytes,
-		cursors: map[*windowCursor]bool{}}
+		cursors: map[*windowCursor]bool{}, fb: pluginwire.NewFrameBuilder()}
 	w.cond = sync.NewCond(&w.mu)
 	return w
 }
@@ -108,18 +144,19 @@ func (w *window) join() *windowCursor {
 
 // take returns the cursor's next block, waiting for the reader; io.EOF
 // after the last, or the read error that ended the window (with the seq it
-// was at, as the feeder's own reader said it). The entries are shared:
-// read-only.
-func (c *windowCursor) take(ctx context.Context) ([]wire.Entry, error) {
+// was at, as the feeder's own reader said it). The block is shared:
+// read-only, and in use until the next take or leave.
+func (c *windowCursor) take(ctx context.Context) (*windowBlock, error) {
 	w := c.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	c.rel = c.next
 	if !w.started {
 		w.startLocked(ctx, func() { w.read() })
 	}
 	for {
 		if i := c.next - w.base; i < len(w.blocks) {
-			b := w.blocks[i].entries
+			b := w.blocks[i]
 			c.next++
 			w.trim()
 			return b, nil
@@ -162,6 +199,15 @@ func (c *windowCursor) leave() {
 	if !w.cursors[c] {
 		return
 	}
+	if c.rel < c.next { // the block it was given last may still be read
+		if i := c.next - 1 - w.base; i >= 0 && i < len(w.blocks) {
+			w.blocks[i].pinned = true
+		} else {
+			for _, b := range w.retired {
+				b.pinned = b.pinned || b.num == c.next-1
+			}
+		}
+	}
 	delete(w.cursors, c)
 	if len(w.cursors) == 0 {
 		w.closed = true
@@ -186,7 +232,10 @@ func (w *window) trim() {
 	n := 0
 	for n < len(w.blocks) && w.base+n < low {
 		w.bytes -= w.blocks[n].bytes
-		w.blocks[n] = windowBlock{}
+		if !w.blocks[n].pinned && len(w.retired) < w.maxBlocks {
+			w.retired = append(w.retired, w.blocks[n])
+		}
+		w.blocks[n] = nil
 		n++
 	}
 	if n > 0 {
@@ -194,6 +243,30 @@ func (w *window) trim() {
 		w.base += n
 		w.cond.Broadcast() // room for the reader
 	}
+}
+
+// spare returns a block to fill: a retired one every cursor is done with,
+// its slices reused, or a new one. Called with mu held.
+func (w *window) spare(num, n int) *windowBlock {
+	rel := -1
+	for c := range w.cursors {
+		if rel < 0 || c.rel < rel {
+			rel = c.rel
+		}
+	}
+	for len(w.retired) > 0 && w.retired[0].pinned {
+		w.retired = w.retired[1:]
+	}
+	if len(w.retired) > 0 && w.retired[0].num < rel {
+		old := w.retired[0]
+		w.retired[0] = nil
+		w.retired = w.retired[1:]
+		if old.batch != nil {
+			old.batch.Release()
+		}
+		return &windowBlock{num: num, entries: old.entries[:0], frames: old.frames[:0], first: old.first[:0]}
+	}
+	return &windowBlock{num: num, entries: make([]wire.Entry, 0, n), first: make([]int32, 0, n+1)}
 }
 
 // full says whether the reader must wait. Called with mu held.
@@ -216,21 +289,22 @@ func (w *window) read() {
 	first := w.first != nil
 	var seq, last uint64
 	eof := false
+	num := 0 // the next block's number
 	for err == nil && !eof && (first || seq < w.target) {
+		n := w.batch
+		if !first {
+			n = min(n, int(w.target-seq))
+		}
 		w.mu.Lock()
 		for w.full() && !w.closed {
 			w.cond.Wait()
 		}
 		closed, ended := w.closed, w.ended
+		blk := w.spare(num, n)
 		w.mu.Unlock()
 		if ended || closed && !first {
 			return
 		}
-		n := w.batch
-		if !first {
-			n = min(n, int(w.target-seq))
-		}
-		blk := windowBlock{entries: make([]wire.Entry, 0, n)}
 		for (first || seq < w.target) && len(blk.entries) < w.batch {
 			e, rerr := tr.Next()
 			if first && errors.Is(rerr, io.EOF) {
@@ -248,10 +322,22 @@ func (w *window) read() {
 			if e.Seq <= seq {
 				continue
 			}
+			blk.first = append(blk.first, int32(len(blk.frames)))
+			if !closed && shareFrames {
+				// As feeder.build makes them (a session entry's frames are the feeder's).
+				switch e.Type {
+				case wire.TypeGap:
+					blk.frames = w.fb.Gap(blk.frames, e.Seq, e.Dir, e.At, e.Gap)
+				case wire.TypeSession:
+				default:
+					blk.frames = w.fb.Line(blk.frames, e.Seq, e.Dir, e.At, e.Line)
+				}
+			}
 			blk.entries = append(blk.entries, e)
 			blk.bytes += len(e.Line)
 			seq = e.Seq
 		}
+		blk.first = append(blk.first, int32(len(blk.frames)))
 		if err != nil {
 			break // a partial block is not mapped: the feeder gives up after the last whole one
 		}
@@ -263,6 +349,7 @@ func (w *window) read() {
 			w.blocks = append(w.blocks, blk)
 			w.bytes += blk.bytes
 			w.peak = max(w.peak, len(w.blocks))
+			num++
 		}
 		w.cond.Broadcast()
 		w.mu.Unlock()

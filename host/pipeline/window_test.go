@@ -513,3 +513,43 @@ func TestScanDetectsAsReading(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedFramesThenOwn: a feeder that mapped the window's frames (built
+// by the window's FrameBuilder) and leaves it mid-way builds the rest
+// itself as if its own builder had seen every line before: a response
+// after the leave is joined to its request before it. The frames are those
+// of feeders that each build their own, in process and over gRPC.
+func TestSharedFramesThenOwn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.jsonl")
+	w, _, line := testLogWriter(t, path, "c-window")
+	line(sdk.C2A, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`)
+	line(sdk.A2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`)
+	for i := range 300 {
+		switch {
+		case i%10 == 0:
+			line(sdk.C2A, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m%d"}`, i, i))
+		case i%10 == 3 && i > 20:
+			line(sdk.A2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i-23))
+		default:
+			line(sdk.A2C, fmt.Sprintf(`{"jsonrpc":"2.0","method":"n","params":{"i":%d}}`, i))
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old := rebuildWith(t, path, false, false, nil, [2]int{})
+	if !strings.Contains(strings.Join(old.calls["a"], ""), `/"m270"/`) {
+		t.Fatal("no response joined to its request")
+	}
+	defer func(n int) { leaveWindowAfter = n }(leaveWindowAfter)
+	for _, grpc := range []bool{false, true} {
+		want := old
+		if grpc {
+			want = rebuildWith(t, path, false, true, nil, [2]int{})
+		}
+		for _, n := range []int{0, 1, 5, 11} {
+			leaveWindowAfter = n
+			sameRun(t, fmt.Sprintf("grpc %v, leaving after %d blocks", grpc, n), rebuildWith(t, path, true, grpc, nil, [2]int{}), want)
+		}
+	}
+}

@@ -217,11 +217,18 @@ func importChanges(path string) bool {
 		}
 		chunk := buf[:end]
 		for off := 0; ; {
-			i := bytes.Index(chunk[off:], mcpServersName)
+			// The name found by its tail: a search for "mcpServers" stops at
+			// every m of the log ("method", "message"), its capital S is rare.
+			i := bytes.Index(chunk[off:], mcpServersName[3:])
 			if i < 0 {
 				break
 			}
 			i += off
+			if i < 3 || !bytes.Equal(chunk[i-3:i], mcpServersName[:3]) {
+				off = i + 1
+				continue
+			}
+			i -= 3
 			s := bytes.LastIndexByte(chunk[:i], '\n') + 1
 			e := len(chunk)
 			if j := bytes.IndexByte(chunk[i:], '\n'); j >= 0 {

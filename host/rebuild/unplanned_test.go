@@ -96,7 +96,8 @@ func TestUnplannedSameStore(t *testing.T) {
 // client-to-agent frames) changes one: no mcpServers, an empty list, a
 // secret, the name only in the header or in an agent's frame, an
 // unreadable line naming it, a secret at the end of a line longer than the
-// check's buffer, and a torn tail holding a secret.
+// check's buffer, a torn tail holding a secret, and a secret after the
+// name's tail ("Servers", which the check looks for) on its own.
 func TestImportChangesAsImport(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	src := t.TempDir()
@@ -132,6 +133,7 @@ func TestImportChangesAsImport(t *testing.T) {
 		{"an unreadable line naming it", string(plain) + "{\"mcpServers\": oops\n", true},
 		{"a secret at the end of a long line", string(plain) + long, true},
 		{"a torn tail with a secret", string(plain) + strings.TrimSuffix(secretLine, "\n"), true},
+		{"a secret after the name's tail alone", string(plain) + strings.Replace(secretLine, `/tmp`, `/tmp/Servers`, 1), true},
 	} {
 		path := filepath.Join(src, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
 		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -76,9 +75,10 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 	if n == 0 || n > 19 || (p[0] == '0' && n > 1) {
 		return e, false
 	}
-	seq, err := strconv.ParseUint(string(p[:n]), 10, 64)
-	if err != nil {
-		return e, false
+	// (At most 19 digits: below 2^64, what strconv.ParseUint gives.)
+	var seq uint64
+	for _, c := range p[:n] {
+		seq = seq*10 + uint64(c-'0')
 	}
 	p = p[n:]
 	if bytes.HasPrefix(p, fastAt) {
@@ -127,12 +127,14 @@ func fastDecodeFrame(line []byte, slab *lineSlab) (e Entry, ok bool) {
 		// first special one are overwritten by what follows.
 		k := i
 		for k+8 <= len(p) {
-			x := binary.LittleEndian.Uint64(p[k:])
-			binary.LittleEndian.PutUint64(out[j:], x)
-			// jsonscan.EscapeMask, by hand (the call is not inlined here).
+			x := binary.LittleEndian.Uint64((*[8]byte)(p[k : k+8])[:])
+			binary.LittleEndian.PutUint64((*[8]byte)(out[j : j+8])[:], x)
+			// jsonscan.EscapeMask, by hand (the call is not inlined here):
+			// its lowest bit is the first byte that needs a look (the bits
+			// above it may be borrows).
 			const ones, highs = 0x0101010101010101, 0x8080808080808080
 			q, bs := x^('"'*ones), x^('\\'*ones)
-			if m := ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs | x) & highs; m != 0 {
+			if m := ((x - 0x20*ones) | (q - ones) | (bs - ones)) & highs; m != 0 {
 				n := bits.TrailingZeros64(m) >> 3
 				k, j = k+n, j+n
 				goto special

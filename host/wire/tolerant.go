@@ -107,13 +107,16 @@ func (t *Tolerant) Next() (Entry, error) {
 			return Entry{}, io.EOF
 		}
 		e, err := t.r.Next()
-		var le *LineError
-		var se *SeqError
-		switch {
-		case err == nil:
+		if err == nil {
 			t.skipped = t.skipped[:0]
 			t.last = e
 			return e, nil
+		}
+		// (Declared past the entry's return: errors.As makes them escape, an
+		// allocation each, which every entry paid.)
+		var le *LineError
+		var se *SeqError
+		switch {
 		case errors.As(err, &le):
 			t.report(Problem{Line: le.Line, Skipped: true, Bytes: le.Bytes, Reason: le.Err.Error()})
 			t.skipped = append(t.skipped, le)

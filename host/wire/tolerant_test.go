@@ -96,3 +96,43 @@ func TestTolerantReadsPastBadLines(t *testing.T) {
 		})
 	}
 }
+
+// TestTolerantAllocatesNoMore: a Tolerant reader reading good entries
+// allocates what its Reader does, nothing an entry of its own.
+func TestTolerantAllocatesNoMore(t *testing.T) {
+	const n = 1000
+	var b strings.Builder
+	b.WriteString(tolerantHeader)
+	for i := 1; i <= n; i++ {
+		b.WriteString(frameLine(i, "a2c"))
+	}
+	path := filepath.Join(t.TempDir(), "w.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := func(tolerant bool) float64 {
+		return testing.AllocsPerRun(5, func() {
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.ReuseLines()
+			var next func() (Entry, error) = r.Next
+			if tolerant {
+				next = NewTolerant(r, nil).Next
+			}
+			for k := 0; ; k++ {
+				if _, err := next(); err != nil {
+					if k != n {
+						t.Fatalf("%d entries, %v", k, err)
+					}
+					break
+				}
+			}
+			r.Close()
+		})
+	}
+	if plain, tol := read(false), read(true); tol > plain+10 {
+		t.Fatalf("%.0f allocations reading %d entries through Tolerant, %.0f through the Reader", tol, n, plain)
+	}
+}

@@ -87,13 +87,8 @@ type remoteSession struct {
 	done   bool
 
 	// packed: batches go as PackedBatch blocks (the plugin announced
-	// FeaturePacked), encoded into buf, which is reused (Send has
-	// serialized a message when it returns).
+	// FeaturePacked), encoded as request messages (encodeRequests).
 	packed bool
-	buf    []byte
-	req    pb.MapRequest
-	pk     pb.MapRequest_Packed
-	pkb    pb.PackedBatch
 
 	// Pipelined use (Submit/Collect): responses are read by a goroutine of
 	// their own, so that a batch can be sent while the plugin answers the
@@ -132,13 +127,10 @@ func (s *remoteSession) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Outp
 // (when not nil) after each message; it stops at the first error.
 func (s *remoteSession) sendBatch(frames []sdk.Frame, after func() error) error {
 	if s.packed {
-		var blocks [][]byte
-		blocks, s.buf = packedFrames(s.buf, frames)
-		for _, b := range blocks {
-			s.pkb.Frames = b
-			s.pk.Packed = &s.pkb
-			s.req.Msg = &s.pk
-			if err := s.stream.Send(&s.req); err != nil {
+		enc := encodeRequests(frames)
+		defer enc.buf.Free() // (gRPC holds what it has still to write)
+		for i := range enc.msgs {
+			if err := s.stream.SendMsg(&enc.msgs[i]); err != nil {
 				return fmt.Errorf("map send: %w", err)
 			}
 			if after != nil {
@@ -146,10 +138,6 @@ func (s *remoteSession) sendBatch(frames []sdk.Frame, after func() error) error 
 					return err
 				}
 			}
-		}
-		s.pkb.Frames = nil
-		if cap(s.buf) > keepBuffer { // a batch of huge lines: not kept for the session
-			s.buf = nil
 		}
 		return nil
 	}
@@ -187,10 +175,7 @@ func (s *remoteSession) Submit(ctx context.Context, frames []sdk.Frame) error {
 	if s.done {
 		return errors.New("map: session finished")
 	}
-	if s.rq == nil {
-		s.rq = newRecvQueue()
-		go s.rq.run(s.stream, &s.asm)
-	}
+	s.startRecv()
 	msgs := 0
 	err := s.sendBatch(frames, func() error { msgs++; return nil })
 	if err != nil {
@@ -198,6 +183,15 @@ func (s *remoteSession) Submit(ctx context.Context, frames []sdk.Frame) error {
 	}
 	s.pending = append(s.pending, msgs)
 	return nil
+}
+
+// startRecv starts reading responses on a goroutine of their own
+// (pipelined use), once.
+func (s *remoteSession) startRecv() {
+	if s.rq == nil {
+		s.rq = newRecvQueue()
+		go s.rq.run(s.stream, &s.asm)
+	}
 }
 
 // Collect returns the outputs of the oldest batch Submit sent and Collect

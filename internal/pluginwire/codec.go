@@ -28,6 +28,9 @@ var _ encoding.CodecV2 = protoCodec{}
 func (protoCodec) Name() string { return "proto" }
 
 func (protoCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if e, ok := v.(*encodedRequest); ok {
+		return e.data(), nil // a packed batch's request, written by encodeRequests
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("proto: failed to marshal, message is %T, want proto.Message", v)
@@ -68,14 +71,29 @@ func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
 // received buffer: ~300 B a frame allocated, a fifth of the plugin's): its
 // block aliases the received buffer, held until free, once the batch is
 // mapped and answered. Any other message is decoded into req as before.
+//
+// own: the session may keep its frames' bytes (not a FrameCopier): the
+// message is copied out of gRPC's buffers once, into memory of its own that
+// the frames alias (no buf), instead of joined into a pooled buffer and
+// then its block copied out by proto.
 type inPlaceRequest struct {
+	own bool
 	req pb.MapRequest
-	// packed is a packed batch's block (req is empty), aliasing buf.
+	// packed is a packed batch's block (req is empty), aliasing buf (or,
+	// own, a copy of the message).
 	packed []byte
 	buf    mem.Buffer
 }
 
 func (r *inPlaceRequest) unmarshal(data mem.BufferSlice) error {
+	if r.own {
+		b := data.Materialize()
+		if block, ok := packedBlock(b); ok {
+			r.packed = block
+			return nil
+		}
+		return proto.Unmarshal(b, &r.req)
+	}
 	buf := data.MaterializeToBuffer(sharedPool)
 	if block, ok := packedBlock(buf.ReadOnlyData()); ok {
 		r.packed, r.buf = block, buf
@@ -87,6 +105,9 @@ func (r *inPlaceRequest) unmarshal(data mem.BufferSlice) error {
 
 // inPlace reports whether the request is a packed batch held in place.
 func (r *inPlaceRequest) inPlace() bool { return r.buf != nil }
+
+// isPacked reports whether the request is a packed batch (in packed).
+func (r *inPlaceRequest) isPacked() bool { return r.buf != nil || r.own && r.packed != nil }
 
 // free gives the received buffer back (r may be nil); the block is not to
 // be read again.

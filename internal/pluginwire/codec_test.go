@@ -12,34 +12,46 @@ import (
 )
 
 // checkInPlace decodes b as protoCodec decodes a request for a
-// FrameCopier (inPlaceRequest) and as proto does, and fails unless the two
-// are the same message: a packed batch taken in place only when proto
-// reads b as exactly that batch.
+// FrameCopier (inPlaceRequest) and for a session that keeps its frames'
+// bytes (own), and as proto does, and fails unless they are the same
+// message: a packed batch taken as a block only when proto reads b as
+// exactly that batch; an owned block a copy, not gRPC's buffer.
 func checkInPlace(t testing.TB, b []byte) {
 	t.Helper()
 	var want pb.MapRequest
 	werr := proto.Unmarshal(b, &want)
-	ip := new(inPlaceRequest)
-	err := protoCodec{}.Unmarshal(mem.BufferSlice{mem.SliceBuffer(bytes.Clone(b))}, ip)
-	defer ip.free()
-	if (err != nil) != (werr != nil) {
-		t.Fatalf("%x: in place: %v, proto: %v", b, err, werr)
-	}
-	if err != nil {
-		return
-	}
-	got := &ip.req
-	if ip.inPlace() {
-		if ip.req.Msg != nil {
-			t.Fatalf("%x: in place, and decoded as %v", b, &ip.req)
+	for _, own := range []bool{false, true} {
+		ip := &inPlaceRequest{own: own}
+		in := bytes.Clone(b)
+		err := protoCodec{}.Unmarshal(mem.BufferSlice{mem.SliceBuffer(in)}, ip)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("%x, own %v: in place: %v, proto: %v", b, own, err, werr)
 		}
-		got = &pb.MapRequest{Msg: &pb.MapRequest_Packed{Packed: &pb.PackedBatch{Frames: ip.packed}}}
-		if len(ip.packed) > 0 && cap(ip.packed) != len(ip.packed) {
-			t.Fatalf("%x: the block's capacity runs past it", b)
+		if err != nil {
+			continue
 		}
-	}
-	if !proto.Equal(got, &want) {
-		t.Fatalf("%x: decoded as %v, proto: %v", b, got, &want)
+		if own {
+			for i := range in {
+				in[i] = 0xff // gRPC's buffer, reused
+			}
+		}
+		got := &ip.req
+		if ip.isPacked() {
+			if ip.req.Msg != nil {
+				t.Fatalf("%x, own %v: in place, and decoded as %v", b, own, &ip.req)
+			}
+			got = &pb.MapRequest{Msg: &pb.MapRequest_Packed{Packed: &pb.PackedBatch{Frames: ip.packed}}}
+			if len(ip.packed) > 0 && cap(ip.packed) != len(ip.packed) {
+				t.Fatalf("%x, own %v: the block's capacity runs past it", b, own)
+			}
+		}
+		if ip.isPacked() && ip.inPlace() == own {
+			t.Fatalf("%x, own %v: packed %v, held in gRPC's buffer %v", b, own, ip.isPacked(), ip.inPlace())
+		}
+		if !proto.Equal(got, &want) {
+			t.Fatalf("%x, own %v: decoded as %v, proto: %v", b, own, got, &want)
+		}
+		ip.free()
 	}
 }
 

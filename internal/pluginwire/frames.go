@@ -80,7 +80,7 @@ func (b *FrameBuilder) join(f *sdk.Frame, elem []byte) {
 	// Most lines are notifications: without an "id" key there is nothing to
 	// join, and decoding the whole line to learn that is the router's main
 	// cost. The key can only be spelled "id" or with a \u escape.
-	if !bytes.Contains(elem, keyID) && !bytes.Contains(elem, unicodeEscape) {
+	if !hasIDKey(elem) && !bytes.Contains(elem, unicodeEscape) {
 		return
 	}
 	h := f.RPC() // kept with the frame: an in-process mapper reads it again for free
@@ -106,6 +106,23 @@ func (b *FrameBuilder) join(f *sdk.Frame, elem []byte) {
 		f.ReplyTo, f.ReplyToMethod = p.seq, p.method
 		delete(b.pending, k)
 	}
+}
+
+// hasIDKey is bytes.Contains(b, keyID), found by its tail: a search for
+// keyID stops at every '"' of the line, its i is far rarer.
+func hasIDKey(b []byte) bool {
+	for from := 1; from+len(keyID)-1 <= len(b); {
+		j := bytes.Index(b[from:], keyID[1:])
+		if j < 0 {
+			return false
+		}
+		at := from + j
+		if b[at-1] == keyID[0] {
+			return true
+		}
+		from = at + 1
+	}
+	return false
 }
 
 // valid is json.Valid(elem): a line as a peer writes it has no whitespace

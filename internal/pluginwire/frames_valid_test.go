@@ -1,6 +1,7 @@
 package pluginwire
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand"
 	"testing"
@@ -71,5 +72,29 @@ func BenchmarkFrameBuilderValid(b *testing.B) {
 				c.fn(line)
 			}
 		})
+	}
+}
+
+// TestHasIDKey: hasIDKey answers as bytes.Contains(b, keyID), on the seed
+// lines, on lines with the key's tail alone or at either end, and on random
+// bytes of the key's letters.
+func TestHasIDKey(t *testing.T) {
+	check := func(b []byte) {
+		if got, want := hasIDKey(b), bytes.Contains(b, keyID); got != want {
+			t.Fatalf("hasIDKey(%q) = %v, bytes.Contains %v", b, got, want)
+		}
+	}
+	for _, s := range append(validSeeds, `id"`, `"id"`, `x"id"`, `"id`, `id""id"`, `iid"d"`, `"iid"`, `"i"id"`,
+		`{"text":"said" "id"}`, `{"sessionId":"s","paid":"x"}`) {
+		check([]byte(s))
+	}
+	rng := rand.New(rand.NewSource(2))
+	alphabet := []byte(`"id x`)
+	for range 50000 {
+		b := make([]byte, rng.Intn(12))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		check(b)
 	}
 }

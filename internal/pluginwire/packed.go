@@ -77,8 +77,15 @@ var errPacked = errors.New("malformed packed block")
 // block, split where toProtoFrames' parts would be split into messages
 // (messageParts). The blocks are appended to buf and alias it.
 func packedFrames(buf []byte, frames []sdk.Frame) (blocks [][]byte, _ []byte) {
-	buf = buf[:0]
-	start, size, prevAt := 0, 0, int64(0)
+	return packedFramesRoom(buf, frames, 0)
+}
+
+// packedFramesRoom is packedFrames leaving room bytes before each block in
+// buf, where the request message's head is written (encodeRequests): each
+// of blocks is the room and then the block.
+func packedFramesRoom(buf []byte, frames []sdk.Frame, room int) (blocks [][]byte, _ []byte) {
+	buf = append(buf[:0], make([]byte, room)...)
+	start, size, prevAt := room, 0, int64(0)
 	for i := range frames {
 		f := &frames[i]
 		data := f.Data
@@ -98,7 +105,8 @@ func packedFrames(buf []byte, frames []sdk.Frame) (blocks [][]byte, _ []byte) {
 			// The same rule as messageParts: a message holds at least one
 			// part, and parts while their sizes stay within the budget.
 			if len(buf) > start && size+n > maxBytesPerMessage {
-				blocks = append(blocks, buf[start:len(buf):len(buf)])
+				blocks = append(blocks, buf[start-room:len(buf):len(buf)])
+				buf = append(buf, make([]byte, room)...)
 				start, size, prevAt = len(buf), 0, 0
 			}
 			size += n + 64
@@ -163,7 +171,7 @@ func packedFrames(buf []byte, frames []sdk.Frame) (blocks [][]byte, _ []byte) {
 		}
 	}
 	if len(buf) > start || len(blocks) == 0 {
-		blocks = append(blocks, buf[start:len(buf):len(buf)])
+		blocks = append(blocks, buf[start-room:len(buf):len(buf)])
 	}
 	return blocks, buf
 }

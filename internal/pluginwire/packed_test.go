@@ -564,10 +564,12 @@ type countingStream struct {
 func (s *countingStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
 	if r, ok := m.(*inPlaceRequest); ok && err == nil {
-		if r.inPlace() {
+		if r.isPacked() {
 			s.c.mu.Lock()
 			s.c.packed++
-			s.c.inPlace++
+			if r.inPlace() {
+				s.c.inPlace++
+			}
 			s.c.mu.Unlock()
 			return nil
 		}

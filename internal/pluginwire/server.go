@@ -186,12 +186,12 @@ func (r *requestReader) run() {
 }
 
 func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
-	if r.inPlace {
-		ip := new(inPlaceRequest)
+	if r.inPlace || !r.legacy {
+		ip := &inPlaceRequest{own: !r.inPlace}
 		if err := r.stream.RecvMsg(ip); err != nil {
 			return request{err: err}
 		}
-		if !ip.inPlace() {
+		if !ip.isPacked() {
 			return r.decoded(asm, frames, &ip.req)
 		}
 		if r.legacy {
@@ -204,7 +204,9 @@ func (r *requestReader) read(asm *frameAssembler, frames []sdk.Frame) request {
 			return request{err: status.Errorf(codes.InvalidArgument, "map: %v", err)}
 		}
 		req := r.prepared(frames)
-		req.held = ip
+		if ip.inPlace() {
+			req.held = ip
+		}
 		return req
 	}
 	var m pb.MapRequest
