@@ -250,8 +250,9 @@ type field struct {
 	head      string // "name": (with the comma when it is not first)
 	omitEmpty bool
 	enc       encFn
-	hasRaw    bool // its type holds a json.RawMessage
-	identity  bool // one of identityFields (the canonical form's usual drop)
+	dual      dualFn // set in the plans Prepare uses (prepared.go)
+	hasRaw    bool   // its type holds a json.RawMessage
+	identity  bool   // one of identityFields (the canonical form's usual drop)
 }
 
 // at is the field's value in v (its struct): FieldByIndex without its
