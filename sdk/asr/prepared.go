@@ -24,10 +24,17 @@ type Prepared struct {
 	rec  Record
 	plan *recordPlan // nil: Line is Marshal
 	fp   Fingerprint
-	ln   *[]byte // the line's bytes of the members, from canonPool
-	segs []lineSeg
-	seg0 [24]lineSeg // segs' array, for the records that have as few members
+	buf  *prepBuf // nil once Line or Release ended p
 }
+
+// prepBuf is what a Prepared holds until its line is written, recycled
+// (prepPool): the line's bytes of the members, and where each is.
+type prepBuf struct {
+	ln   []byte
+	segs []lineSeg
+}
+
+var prepPool = sync.Pool{New: func() any { return &prepBuf{ln: make([]byte, 0, 4096)} }}
 
 // lineSeg is where a member's value is in Prepared.ln (end 0: absent).
 type lineSeg struct{ start, end int32 }
@@ -77,11 +84,14 @@ func (p *Prepared) Line() ([]byte, error) {
 	return Marshal(p.rec)
 }
 
-// Release ends p without a line: its buffer goes back to the pool.
+// Release ends p without a line: its buffers go back to the pool (a Line
+// after it is Marshal's).
 func (p *Prepared) Release() {
-	if p.ln != nil {
-		recycle(p.ln, *p.ln)
-		p.ln, p.plan = nil, nil
+	if b := p.buf; b != nil {
+		p.buf, p.plan = nil, nil
+		if cap(b.ln) <= 1<<20 { // a long session's largest record is not kept
+			prepPool.Put(b)
+		}
 	}
 }
 
@@ -90,7 +100,7 @@ func (p *Prepared) Release() {
 func (p *Prepared) line(dst []byte) ([]byte, bool) {
 	pl := p.plan
 	v := reflect.ValueOf(p.rec).Elem()
-	ln := *p.ln
+	ln, segs := p.buf.ln, p.buf.segs
 	dst = append(dst, '{')
 	first := true
 	for i := range pl.fs {
@@ -125,7 +135,7 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 					return nil, false
 				}
 			}
-			if s := p.segs[i]; s.end > 0 && s.end-s.start > 2 { // the rest of native, {…}
+			if s := segs[i]; s.end > 0 && s.end-s.start > 2 { // the rest of native, {…}
 				if ref {
 					dst = append(dst, ',')
 				}
@@ -134,7 +144,7 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 			dst = append(dst, '}')
 			continue
 		}
-		s := p.segs[i]
+		s := segs[i]
 		if s.end == 0 {
 			continue
 		}
@@ -147,15 +157,15 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 // encode fills p from v, a record of plan pl, or reports that it cannot
 // (Prepare then falls back on FingerprintOf and Marshal).
 func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
-	ln, cn := canonPool.Get().(*[]byte), canonPool.Get().(*[]byte)
-	b := dualBuf{ln: (*ln)[:0], cn: (*cn)[:0]}
-	segs := p.seg0[:0]
-	var canon0 [len(p.seg0)]lineSeg
+	pb, cn := prepPool.Get().(*prepBuf), canonPool.Get().(*[]byte)
+	b := dualBuf{ln: pb.ln[:0], cn: (*cn)[:0]}
+	segs := append(pb.segs[:0], make([]lineSeg, len(pl.fs))...)
+	var canon0 [24]lineSeg
 	canon := canon0[:0] // the canonical value's place in b.cn (end 0: b.ln's)
-	if len(pl.fs) > len(p.seg0) {
-		segs, canon = make([]lineSeg, 0, len(pl.fs)), make([]lineSeg, 0, len(pl.fs))
+	if len(pl.fs) > len(canon0) {
+		canon = make([]lineSeg, 0, len(pl.fs))
 	}
-	segs, canon = segs[:len(pl.fs)], canon[:len(pl.fs)]
+	canon = canon[:len(pl.fs)]
 	ok := true
 	for i := range pl.fs {
 		f := &pl.fs[i]
@@ -186,8 +196,10 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 			canon[i] = lineSeg{int32(cs), int32(len(b.cn))}
 		}
 	}
+	pb.ln, pb.segs = b.ln, segs
+	p.buf = pb
 	if !ok || len(b.ln) > 1<<30 {
-		recycle(ln, b.ln)
+		p.Release()
 		recycle(cn, b.cn)
 		return false
 	}
@@ -215,9 +227,7 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 	b.cn = append(b.cn, '}', '\n')
 	d := sha256.Sum256(b.cn[start:])
 	recycle(cn, b.cn)
-	p.plan, p.fp, p.segs = pl, Fingerprint(binary.BigEndian.Uint64(d[:8])), segs
-	*ln = b.ln
-	p.ln = ln
+	p.plan, p.fp = pl, Fingerprint(binary.BigEndian.Uint64(d[:8]))
 	return true
 }
 
