@@ -273,6 +273,16 @@ func (f *field) drops(drop []string) bool {
 	return slices.Contains(drop, f.name)
 }
 
+// leftOut reports whether f's value fv may be left out of an encoding:
+// false when Marshal fails on a bad json.RawMessage in it.
+func (f *field) leftOut(fv reflect.Value) bool {
+	if !f.hasRaw || f.omitEmpty && isEmpty(fv) {
+		return true
+	}
+	_, ok := f.enc(nil, fv, nil)
+	return ok
+}
+
 // holdsRaw reports whether a value of type t can hold a json.RawMessage.
 func holdsRaw(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t == rawType {
@@ -313,11 +323,8 @@ func structEncoder(t reflect.Type, canon bool) encFn {
 			f := &fs[i]
 			fv := f.at(v)
 			if drop != nil && f.drops(drop) {
-				// Left out, but Marshal fails on a bad json.RawMessage in it.
-				if f.hasRaw && !(f.omitEmpty && isEmpty(fv)) {
-					if _, ok := f.enc(nil, fv, nil); !ok {
-						return nil, false
-					}
+				if !f.leftOut(fv) {
+					return nil, false
 				}
 				continue
 			}

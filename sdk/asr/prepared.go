@@ -170,16 +170,13 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 	for i := range pl.fs {
 		f := &pl.fs[i]
 		fv := f.at(v)
-		if f.omitEmpty && isEmpty(fv) {
+		if f.identity { // encoded by Line
+			if ok = f.leftOut(fv); !ok {
+				break
+			}
 			continue
 		}
-		if f.identity {
-			// Encoded by Line, but Marshal fails on a bad json.RawMessage in it.
-			if f.hasRaw {
-				if _, ok = f.enc(nil, fv, nil); !ok {
-					break
-				}
-			}
+		if f.omitEmpty && isEmpty(fv) {
 			continue
 		}
 		var drop []string
@@ -256,13 +253,14 @@ func newRecordPlan(t reflect.Type) *recordPlan {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
+	dualMu.Lock()
 	fs, ok := dualFields(t)
+	dualMu.Unlock()
 	if !ok {
 		return nil
 	}
-	pl := &recordPlan{fs: fs, native: -1}
+	pl := &recordPlan{fs: fs, order: byName(fs), native: -1}
 	for i := range fs {
-		pl.order = append(pl.order, i)
 		if fs[i].name == "native" {
 			nt := t.FieldByIndex(fs[i].index).Type
 			if nt.Kind() != reflect.Pointer || nt.Elem().Kind() != reflect.Struct {
@@ -275,23 +273,32 @@ func newRecordPlan(t reflect.Type) *recordPlan {
 			pl.native, pl.ref = i, nfs[0]
 		}
 	}
-	slices.SortStableFunc(pl.order, func(a, b int) int { return strings.Compare(fs[a].name, fs[b].name) })
 	return pl
 }
 
 // dualFields is structFields of t (line encoders) with their dual
-// encoders; false when a member's type has none.
+// encoders, under dualMu; false when a member's type has none.
 func dualFields(t reflect.Type) ([]field, bool) {
 	fs, ok := structFields(t, nil, map[string]bool{}, false)
 	if !ok {
 		return nil, false
 	}
 	for i := range fs {
-		if fs[i].dual = dualFor(t.FieldByIndex(fs[i].index).Type); fs[i].dual == nil {
+		if fs[i].dual = planDual(t.FieldByIndex(fs[i].index).Type); fs[i].dual == nil {
 			return nil, false
 		}
 	}
 	return fs, true
+}
+
+// byName is the indices of fs sorted by name: the canonical form's order.
+func byName(fs []field) []int {
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(fs[a].name, fs[b].name) })
+	return order
 }
 
 // appendHead appends the member's name and colon, with the comma unless
@@ -309,32 +316,31 @@ func (f *field) appendHead(dst []byte, first bool) []byte {
 // dualBuf holds the line's bytes and the canonical form's being written.
 type dualBuf struct{ ln, cn []byte }
 
+// null appends null, which is its own canonical form.
+func (b *dualBuf) null() (same, ok bool) {
+	b.ln = append(b.ln, "null"...)
+	return true, true
+}
+
 // dualFn appends v's JSON to b.ln and its canonical form to b.cn; same:
 // the canonical form is the bytes appended to b.ln (b.cn is then as it
 // was). drop is encFn's, for both.
 type dualFn func(b *dualBuf, v reflect.Value, drop []string) (same, ok bool)
 
+// The dual encoders planned, and the types being planned, under dualMu
+// (planned once a record type: recordPlans is the one read per record).
 var (
-	duals    sync.Map // reflect.Type → dualFn (nil: not modelled)
 	dualMu   sync.Mutex
-	dualBusy = map[reflect.Type]bool{} // the types being planned, under dualMu
+	duals    = map[reflect.Type]dualFn{} // nil: not modelled
+	dualBusy = map[reflect.Type]bool{}
 )
 
-// dualFor is t's dual encoder, or nil: for a type encode does not model,
-// and for a recursive one (Prepare falls back on two encodes).
-func dualFor(t reflect.Type) dualFn {
-	if fn, ok := duals.Load(t); ok {
-		return fn.(dualFn)
-	}
-	dualMu.Lock()
-	defer dualMu.Unlock()
-	return planDual(t)
-}
-
-// planDual is dualFor under dualMu.
+// planDual is t's dual encoder, or nil: for a type encode does not model,
+// and for a recursive one (Prepare falls back on two encodes). Called
+// under dualMu.
 func planDual(t reflect.Type) dualFn {
-	if fn, ok := duals.Load(t); ok {
-		return fn.(dualFn)
+	if fn, ok := duals[t]; ok {
+		return fn
 	}
 	if dualBusy[t] {
 		return nil
@@ -342,7 +348,7 @@ func planDual(t reflect.Type) dualFn {
 	dualBusy[t] = true
 	fn := newDual(t)
 	delete(dualBusy, t)
-	duals.Store(t, fn)
+	duals[t] = fn
 	return fn
 }
 
@@ -353,6 +359,13 @@ func newDual(t reflect.Type) dualFn {
 	line := encoderFor(t, false)
 	if line == nil {
 		return nil
+	}
+	var elem dualFn // a pointer's, a slice's or a map's element
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if elem = planDual(t.Elem()); elem == nil {
+			return nil
+		}
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -370,26 +383,16 @@ func newDual(t reflect.Type) dualFn {
 			return true, true
 		}
 	case reflect.Pointer:
-		elem := planDual(t.Elem())
-		if elem == nil {
-			return nil
-		}
 		return func(b *dualBuf, v reflect.Value, drop []string) (bool, bool) {
 			if v.IsNil() {
-				b.ln = append(b.ln, "null"...)
-				return true, true
+				return b.null()
 			}
 			return elem(b, v.Elem(), drop)
 		}
 	case reflect.Slice:
-		elem := planDual(t.Elem())
-		if elem == nil {
-			return nil
-		}
 		return func(b *dualBuf, v reflect.Value, _ []string) (bool, bool) {
 			if v.IsNil() {
-				b.ln = append(b.ln, "null"...)
-				return true, true
+				return b.null()
 			}
 			z := lazyCanon{start: len(b.ln)}
 			b.ln = append(b.ln, '[')
@@ -405,14 +408,9 @@ func newDual(t reflect.Type) dualFn {
 			return z.end(b, ']'), true
 		}
 	case reflect.Map:
-		elem := planDual(t.Elem())
-		if elem == nil {
-			return nil
-		}
 		return func(b *dualBuf, v reflect.Value, _ []string) (bool, bool) {
 			if v.IsNil() {
-				b.ln = append(b.ln, "null"...)
-				return true, true
+				return b.null()
 			}
 			keys := v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
@@ -479,8 +477,7 @@ func (z *lazyCanon) end(b *dualBuf, c byte) bool {
 // that shows a string is as Marshal escapes it shows it compact too.
 func dualRaw(b *dualBuf, v reflect.Value, _ []string) (bool, bool) {
 	if v.IsNil() {
-		b.ln = append(b.ln, "null"...)
-		return true, true
+		return b.null()
 	}
 	raw := v.Bytes()
 	if knownBlocks.has(raw) {
@@ -504,20 +501,11 @@ func dualRaw(b *dualBuf, v reflect.Value, _ []string) (bool, bool) {
 // canonical form's sorted (written once all are encoded, from where each
 // value's canonical form is).
 func dualStruct(t reflect.Type) dualFn {
-	fs, ok := structFields(t, nil, map[string]bool{}, false)
+	fs, ok := dualFields(t)
 	if !ok {
 		return nil
 	}
-	for i := range fs {
-		if fs[i].dual = planDual(t.FieldByIndex(fs[i].index).Type); fs[i].dual == nil {
-			return nil
-		}
-	}
-	order := make([]int, len(fs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(fs[a].name, fs[b].name) })
+	order := byName(fs)
 	type place struct {
 		ls, le, cs, ce int // the value in b.ln, and in b.cn (ce < 0: b.ln's)
 	}
@@ -535,10 +523,8 @@ func dualStruct(t reflect.Type) dualFn {
 			fv := f.at(v)
 			ps = append(ps, place{ce: -2}) // -2: absent
 			if drop != nil && f.drops(drop) {
-				if f.hasRaw && !(f.omitEmpty && isEmpty(fv)) {
-					if _, ok := f.enc(nil, fv, nil); !ok {
-						return false, false
-					}
+				if !f.leftOut(fv) {
+					return false, false
 				}
 				continue
 			}
