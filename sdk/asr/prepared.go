@@ -45,8 +45,11 @@ type lineSeg struct{ start, end int32 }
 // tsSource, observedAt, supersedes, copiedFrom, assembly and native.ref
 // (a nil native may become one holding only ref), which Line encodes as
 // they stand then; its other members are written as Prepare saw them.
-func Prepare(rec Record, omit ...string) (*Prepared, error) {
-	p := &Prepared{rec: rec}
+// A Prepared is a value (kept in a caller's structures, not allocated a
+// record); its methods take its address. Line or Release ends it and any
+// copy of it.
+func Prepare(rec Record, omit ...string) (Prepared, error) {
+	p := Prepared{rec: rec}
 	rv := reflect.ValueOf(rec)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		if pl := planFor(rv.Type().Elem()); pl != nil && p.encode(pl, rv.Elem(), omit) {
@@ -55,7 +58,7 @@ func Prepare(rec Record, omit ...string) (*Prepared, error) {
 	}
 	fp, err := FingerprintOf(rec, omit...)
 	if err != nil {
-		return nil, err
+		return Prepared{}, err
 	}
 	p.fp = fp
 	return p, nil

@@ -264,7 +264,7 @@ func (s *stream) writeParts(e *entity) {
 	}
 	type todo struct {
 		p    part
-		pre  *asr.Prepared // the fingerprint, and the line once it is placed
+		pre  asr.Prepared // the fingerprint, and the line once it is placed
 		prev string
 	}
 	var todos []todo
@@ -285,12 +285,13 @@ func (s *stream) writeParts(e *entity) {
 	}
 	at := sdk.When{At: e.at, Replayed: e.replayed, Source: e.src}
 	s.declare(cats, at, e.frames)
-	for _, t := range todos {
+	for i := range todos {
+		t := &todos[i]
 		if s.replaying && e.replayed && s.copyFrom != "" {
 			s.markCopy(t.p.rec, e.key, t.p.key)
 		}
 		fp := t.pre.Fingerprint()
-		id, _ := s.writePrepared(t.p.rec, t.pre, at, e.frames, t.prev)
+		id, _ := s.writePrepared(t.p.rec, &t.pre, at, e.frames, t.prev)
 		if id == "" {
 			continue
 		}

@@ -523,7 +523,7 @@ func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	} else {
 		s.contents[fp] = struct{}{}
 	}
-	s.writePrepared(rec, pre, w, seqs, "")
+	s.writePrepared(rec, &pre, w, seqs, "")
 }
 
 // sourceTime reads a source time from an update's _meta ("timestamp", an
