@@ -36,7 +36,7 @@ type prepBuf struct {
 
 var prepPool = sync.Pool{New: func() any { return &prepBuf{ln: make([]byte, 0, 4096)} }}
 
-// lineSeg is where a member's value is in Prepared.ln (end 0: absent).
+// lineSeg is where a member's value is in prepBuf.ln (end 0: absent).
 type lineSeg struct{ start, end int32 }
 
 // Prepare encodes rec for FingerprintOf(rec, omit...) (the same value and
@@ -266,8 +266,8 @@ func newRecordPlan(t reflect.Type) *recordPlan {
 	for i := range fs {
 		if fs[i].name == "native" {
 			nt := t.FieldByIndex(fs[i].index).Type
-			if nt.Kind() != reflect.Pointer || nt.Elem().Kind() != reflect.Struct {
-				return nil
+			if !fs[i].omitEmpty || nt.Kind() != reflect.Pointer || nt.Elem().Kind() != reflect.Struct {
+				return nil // Line leaves out a nil native
 			}
 			nfs, ok := structFields(nt.Elem(), nil, map[string]bool{}, false)
 			if !ok || len(nfs) == 0 || nfs[0].name != "ref" {
