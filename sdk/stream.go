@@ -229,6 +229,19 @@ func (st *Stream) Lossy(cat string) bool { return st.lossy[cat] }
 // the record's id and line; "" and nil when rec could not be encoded (a
 // diagnostic says so and the seq is not used).
 func (st *Stream) Write(rec asr.Record, w When, seqs ...uint64) (string, []byte) {
+	return st.write(rec, nil, w, seqs)
+}
+
+// WritePrepared is Write of p's record (asr.Prepare: the record encoded
+// once for its fingerprint and its line), and ends p. The record may have
+// changed since Prepare only as asr.Prepare allows (its place and links,
+// which Write sets too).
+func (st *Stream) WritePrepared(p *asr.Prepared, w When, seqs ...uint64) (string, []byte) {
+	return st.write(p.Record(), p, w, seqs)
+}
+
+// write is Write, the line encoded from p when there is one.
+func (st *Stream) write(rec asr.Record, p *asr.Prepared, w When, seqs []uint64) (string, []byte) {
 	env := rec.Env()
 	env.Seq, env.ID = st.next, asr.RecordID(st.next)
 	env.TS, env.TSSource, env.ObservedAt = "", "", ""
@@ -249,7 +262,13 @@ func (st *Stream) Write(rec asr.Record, w When, seqs ...uint64) (string, []byte)
 		prov.Native = &asr.Native{}
 	}
 	prov.Native.Ref = &asr.NativeRef{Wire: st.w.wire, Frames: seqs}
-	line, err := asr.Marshal(rec)
+	var line []byte
+	var err error
+	if p != nil {
+		line, err = p.Line()
+	} else {
+		line, err = asr.Marshal(rec)
+	}
 	if err != nil {
 		st.w.Diag(SeverityError, st.id, SummaryInternal, fmt.Sprintf("marshal %s: %v", env.Type, err), seqs...)
 		return "", nil

@@ -231,6 +231,9 @@ type probe struct {
 	Update    json.RawMessage
 
 	params *fields
+	// stamp: whether a member anywhere in the line is named timestamp,
+	// when the parse said (stampKnown; else metaTime searches the line).
+	stamp, stampKnown bool
 }
 
 var timeKeys = [4]string{"at", "time", "timestamp", "ts"}
@@ -270,6 +273,15 @@ func (s *Scanner) decodeLine(line []byte, p *probe) bool {
 	p.line = line
 	for _, e := range t.Entries(root) {
 		p.member(t.Key(e), t.Bytes(e))
+	}
+	// The names on the tape are the line's, unescaped (the tape refuses an
+	// escaped one): fewer to look at than the line's bytes.
+	p.stampKnown = true
+	for _, e := range t.Ents {
+		if e.K1-e.K0 == int32(len("timestamp")) && string(t.B[e.K0:e.K1]) == "timestamp" {
+			p.stamp = true
+			break
+		}
 	}
 	return true
 }
@@ -522,7 +534,7 @@ func innerTime(line []byte) (time.Time, TimeKind) {
 // update) or result; ownMetaTime that of bare params (the object itself or
 // its update). Lines that do not mention "timestamp" are not parsed.
 func (p *probe) metaTime() (time.Time, bool) {
-	if !bytes.Contains(p.line, []byte(`"timestamp"`)) {
+	if !p.stamp && (p.stampKnown || !bytes.Contains(p.line, []byte(`"timestamp"`))) {
 		return time.Time{}, false
 	}
 	if t, ok := p.paramsFields().metaTime(); ok {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"testing"
 	"unicode/utf8"
 
 	"github.com/acptap/acptap/internal/jsonscan"
@@ -508,12 +507,13 @@ func (fp *fastPath) rewriteParams(root, params jsonscan.Ent, ovs ...member) []by
 	return fp.out[:len(fp.out):len(fp.out)]
 }
 
-// spent ends the frame written in out (mapped): in a test binary its
-// bytes are overwritten, so that a translated frame's bytes the engine
-// kept past its mapping (instead of copying them) turn into garbage and
-// the goldens and comparisons fail.
+// spent ends the frame written in out (mapped): in a test binary (not
+// one running benchmarks: acpasr.Poisoning) its bytes are overwritten, so
+// that a translated frame's bytes the engine kept past its mapping
+// (instead of copying them) turn into garbage and the goldens and
+// comparisons fail.
 func (fp *fastPath) spent() {
-	if testing.Testing() {
+	if acpasr.Poisoning() {
 		for i := range fp.out {
 			fp.out[i] = '\x00'
 		}

@@ -195,7 +195,15 @@ func hexVal(c byte) byte {
 // encodeString appends s as encoding/json writes a string without HTML
 // escaping.
 func encodeString(dst []byte, s string) []byte {
+	dst, _ = appendString(dst, s)
+	return dst
+}
+
+// appendString is encodeString, and reports whether s was valid UTF-8
+// (then what it wrote is also the string's canonical form: canonText).
+func appendString(dst []byte, s string) ([]byte, bool) {
 	const hex = "0123456789abcdef"
+	valid := true
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -236,6 +244,7 @@ func encodeString(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
+			valid = false
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
 			i += size
@@ -252,7 +261,7 @@ func encodeString(dst []byte, s string) []byte {
 		i += size
 	}
 	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, '"'), valid
 }
 
 // AppendText appends to dst the text of raw, a JSON string value (with

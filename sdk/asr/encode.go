@@ -250,8 +250,9 @@ type field struct {
 	head      string // "name": (with the comma when it is not first)
 	omitEmpty bool
 	enc       encFn
-	hasRaw    bool // its type holds a json.RawMessage
-	identity  bool // one of identityFields (the canonical form's usual drop)
+	dual      dualFn // set in the plans Prepare uses (prepared.go)
+	hasRaw    bool   // its type holds a json.RawMessage
+	identity  bool   // one of identityFields (the canonical form's usual drop)
 }
 
 // at is the field's value in v (its struct): FieldByIndex without its
@@ -270,6 +271,16 @@ func (f *field) drops(drop []string) bool {
 		return f.identity
 	}
 	return slices.Contains(drop, f.name)
+}
+
+// leftOut reports whether f's value fv may be left out of an encoding:
+// false when Marshal fails on a bad json.RawMessage in it.
+func (f *field) leftOut(fv reflect.Value) bool {
+	if !f.hasRaw || f.omitEmpty && isEmpty(fv) {
+		return true
+	}
+	_, ok := f.enc(nil, fv, nil)
+	return ok
 }
 
 // holdsRaw reports whether a value of type t can hold a json.RawMessage.
@@ -312,11 +323,8 @@ func structEncoder(t reflect.Type, canon bool) encFn {
 			f := &fs[i]
 			fv := f.at(v)
 			if drop != nil && f.drops(drop) {
-				// Left out, but Marshal fails on a bad json.RawMessage in it.
-				if f.hasRaw && !(f.omitEmpty && isEmpty(fv)) {
-					if _, ok := f.enc(nil, fv, nil); !ok {
-						return nil, false
-					}
+				if !f.leftOut(fv) {
+					return nil, false
 				}
 				continue
 			}

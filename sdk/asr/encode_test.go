@@ -40,6 +40,9 @@ func sameAsReference(t testing.TB, v any) bool {
 				v, omit, fp, err, wfp, wferr, want, c, canonical(nil, want, dropped(omit)))
 		}
 	}
+	if rec, isRec := v.(Record); isRec {
+		samePrepared(t, rec, werr)
+	}
 	return ok
 }
 

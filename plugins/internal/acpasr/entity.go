@@ -271,35 +271,38 @@ func (s *stream) writeParts(e *entity) {
 	}
 	type todo struct {
 		p    part
-		fp   asr.Fingerprint
+		pre  asr.Prepared // the fingerprint, and the line once it is placed
 		prev string
 	}
 	var todos []todo
 	var cats []string
 	for _, p := range e.b.parts(s) {
-		fp, err := asr.FingerprintOf(p.rec)
+		pre, err := asr.Prepare(p.rec)
 		if err != nil {
 			s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 			continue
 		}
 		w, had := e.written[p.key]
-		if had && w.fp == fp {
+		if had && w.fp == pre.Fingerprint() {
+			pre.Release()
 			continue // a repeat, or replayed content equal to the recorded (ASR-717)
 		}
-		todos = append(todos, todo{p, fp, w.id})
+		todos = append(todos, todo{p, pre, w.id})
 		cats = append(cats, p.lossy...)
 	}
 	at := sdk.When{At: e.at, Replayed: e.replayed, Source: e.src}
 	s.declare(cats, at, e.frames)
-	for _, t := range todos {
+	for i := range todos {
+		t := &todos[i]
 		if s.replaying && e.replayed && s.copyFrom != "" {
 			s.markCopy(t.p.rec, e.key, t.p.key)
 		}
-		id, _ := s.write(t.p.rec, at, e.frames, t.prev)
+		fp := t.pre.Fingerprint()
+		id, _ := s.writePrepared(t.p.rec, &t.pre, at, e.frames, t.prev)
 		if id == "" {
 			continue
 		}
-		e.written[t.p.key] = writtenPart{id: id, fp: t.fp}
+		e.written[t.p.key] = writtenPart{id: id, fp: fp}
 		if e.firstID == "" {
 			e.firstID = id
 		}

@@ -506,22 +506,24 @@ func (s *stream) content(rec asr.Record, w sdk.When, seqs []uint64) {
 	if m, ok := rec.(*asr.Message); ok && m.IDSource == "derived" {
 		omit = []string{"messageId"} // a notice's id is derived from its frame
 	}
-	fp, err := asr.FingerprintOf(rec, omit...)
+	pre, err := asr.Prepare(rec, omit...)
 	if err != nil {
 		s.c.diag(sdk.SeverityError, s.id, sdk.SummaryInternal, err.Error())
 		return
 	}
+	fp := pre.Fingerprint()
 	if s.replaying {
 		// Compared with what was recorded before the replay only: the
 		// same content twice in the history is written twice.
 		if _, seen := s.contents[fp]; seen {
+			pre.Release()
 			return
 		}
 		s.replayContents = append(s.replayContents, fp)
 	} else {
 		s.contents[fp] = struct{}{}
 	}
-	s.write(rec, w, seqs, "")
+	s.writePrepared(rec, &pre, w, seqs, "")
 }
 
 // sourceTime reads a source time from an update's _meta ("timestamp", an

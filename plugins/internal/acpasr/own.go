@@ -18,6 +18,12 @@ var poisoning = sync.OnceValue(func() bool {
 	return f == nil || f.Value.String() == ""
 })
 
+// Poisoning says whether a translator poisons what it lends the engine
+// (acpv1's rewritten frame once it is mapped), as the engine poisons what
+// it lends its objects: the same switch, so that a benchmark measures
+// neither.
+func Poisoning() bool { return poisoning() }
+
 // The engine keeps nothing of a frame's bytes once the call that maps it
 // has returned (Session.CopiesFrames): the values read from a frame alias
 // its bytes (frameTape.lend), so what a body or a pending request keeps

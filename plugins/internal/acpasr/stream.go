@@ -151,8 +151,20 @@ func (c *conn) streamFor(id string, f *sdk.Frame) *stream {
 // native reference) and returns its id and line; a record written from a
 // replay is the replay's last so far.
 func (s *stream) write(rec asr.Record, w sdk.When, seqs []uint64, supersedes string) (string, []byte) {
+	return s.writePrepared(rec, nil, w, seqs, supersedes)
+}
+
+// writePrepared is write, the line from pre (asr.Prepare of rec) when
+// there is one.
+func (s *stream) writePrepared(rec asr.Record, pre *asr.Prepared, w sdk.When, seqs []uint64, supersedes string) (string, []byte) {
 	rec.Env().Supersedes = supersedes
-	id, line := s.w.Write(rec, w, seqs...)
+	var id string
+	var line []byte
+	if pre != nil {
+		id, line = s.w.WritePrepared(pre, w, seqs...)
+	} else {
+		id, line = s.w.Write(rec, w, seqs...)
+	}
 	if line != nil && s.replaying && rec.Env().Type != asr.TypeDeclaration {
 		s.replayLast = id
 	}
