@@ -73,16 +73,11 @@ const keepBuffer = 4 << 20
 // errPacked is the error of a malformed packed block.
 var errPacked = errors.New("malformed packed block")
 
-// packedFrames encodes frames as packed batch messages: each message one
-// block, split where toProtoFrames' parts would be split into messages
-// (messageParts). The blocks are appended to buf and alias it.
-func packedFrames(buf []byte, frames []sdk.Frame) (blocks [][]byte, _ []byte) {
-	return packedFramesRoom(buf, frames, 0)
-}
-
-// packedFramesRoom is packedFrames leaving room bytes before each block in
-// buf, where the request message's head is written (encodeRequests): each
-// of blocks is the room and then the block.
+// packedFramesRoom encodes frames as packed batch messages: each message
+// one block, split where toProtoFrames' parts would be split into messages
+// (messageParts). The blocks are appended to buf and alias it, each after
+// room bytes, where the request message's head is written
+// (encodeRequests): each of blocks is the room and then the block.
 func packedFramesRoom(buf []byte, frames []sdk.Frame, room int) (blocks [][]byte, _ []byte) {
 	buf = append(buf[:0], make([]byte, room)...)
 	start, size, prevAt := room, 0, int64(0)

@@ -729,3 +729,9 @@ func TestPackedMalformedEndsTheStream(t *testing.T) {
 		t.Fatalf("next session: %d outputs", len(outs))
 	}
 }
+
+// packedFrames is packedFramesRoom without room: the bare blocks, as the
+// plugin's side reads them (the tests' encoder).
+func packedFrames(buf []byte, frames []sdk.Frame) (blocks [][]byte, _ []byte) {
+	return packedFramesRoom(buf, frames, 0)
+}
