@@ -112,14 +112,23 @@ func indexSessionKey(line []byte, from int) int {
 	return -1
 }
 
+// trimBlanks is bytes.TrimLeft(b, " \t"), which builds its cutset's table a call: quickID
+// runs on every line that names a session.
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
 // quickID reads the string after the "sessionId" line starts with: when
 // it has no escapes.
 func quickID(line []byte) ([]byte, bool) {
-	rest := bytes.TrimLeft(line[len(sessionKey):], " \t")
+	rest := trimBlanks(line[len(sessionKey):])
 	if len(rest) == 0 || rest[0] != ':' {
 		return nil, false
 	}
-	rest = bytes.TrimLeft(rest[1:], " \t")
+	rest = trimBlanks(rest[1:])
 	if len(rest) == 0 || rest[0] != '"' {
 		return nil, false
 	}
