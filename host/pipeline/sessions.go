@@ -95,16 +95,19 @@ func (t *sessionTracker) scan(line []byte) []string {
 // 'I' is rare in JSON, where '"' (sessionKey's first byte) is everywhere.
 var sessionKeyTail = sessionKey[len(sessionKey)-3:]
 
-// indexSessionKey is bytes.Index(line[from:], sessionKey) + from.
+// indexSessionKey is bytes.Index(line[from:], sessionKey) + from. It looks for the tail's
+// 'I' alone (bytes.IndexByte) and checks the rest at each: ACP lines hold a few other
+// `Id"` keys (messageId, toolCallId), and bytes.Index, taking them for false starts, went
+// over to its slower general search for the rest of the line.
 func indexSessionKey(line []byte, from int) int {
 	head := len(sessionKey) - len(sessionKeyTail)
-	for from+head <= len(line) {
-		j := bytes.Index(line[from+head:], sessionKeyTail)
+	for from+len(sessionKey) <= len(line) {
+		j := bytes.IndexByte(line[from+head:len(line)-len(sessionKeyTail)+1], sessionKeyTail[0])
 		if j < 0 {
 			return -1
 		}
 		at := from + j // where sessionKey would start
-		if bytes.Equal(line[at:at+head], sessionKey[:head]) {
+		if bytes.Equal(line[at:at+len(sessionKey)], sessionKey) {
 			return at
 		}
 		from = at + 1

@@ -36,6 +36,8 @@ func TestIndexSessionKey(t *testing.T) {
 		``, `"sessionId"`, `x"sessionId"`, `{"a":"Id\"","sessionId":"s"}`, `Id"Id""sessionId"`,
 		`{"sessionId":"a","params":{"sessionId":"b"}}`, `"sessionI"sessionId"d"`, `"session"Id"`,
 		`{"text":"\"sessionId\" Id\" I"}`, `sessionId"`, `"sessionId`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"messageId":"m","toolCallId":"t","content":{"text":"I'll read it, I said: Id\" and \"sessionId\""}}}}`,
+		`IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII"sessionId"II`, `"sessionIdI`, `"sessionI"`,
 	}
 	for _, l := range lines {
 		for from := 0; from <= len(l); from++ {
