@@ -64,6 +64,9 @@ var liveFromStart = true
 // firstLive counts the feeders whose first batch came live, not from the wire log (tests).
 var firstLive atomic.Int64
 
+// batchesMade counts the batch arrays capture made (tests).
+var batchesMade atomic.Int64
+
 // errStalled means a plugin did not answer a batch in time.
 var errStalled = errors.New("plugin did not answer in time")
 

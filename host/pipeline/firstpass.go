@@ -68,6 +68,10 @@ func (p *Pipeline) rebuildInWindow(ctx context.Context) error {
 			p.firstErr = fmt.Errorf("read %s: %w", p.wirePath, err)
 		}
 	}
+	// The reader is started below, once attach is done; a feeder that takes a block before
+	// then waits for it rather than starting a second reader over the same window (which
+	// counted every entry of the first pass twice, and raced on the window's blocks).
+	w.started = true
 	p.mu.Lock()
 	p.win = w
 	p.attach(ctx) // every feeder joins the window here, before its reader starts

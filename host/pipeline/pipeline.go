@@ -289,8 +289,9 @@ func (p *Pipeline) attach(ctx context.Context) {
 
 // dispatch offers a batch to every live feeder without ever blocking; the
 // feeders get their own copy of the lines (capture's may alias the tee's
-// buffers). Called with p.mu held.
-func (p *Pipeline) dispatch(batch []wire.Entry) { p.offer(batch, true) }
+// buffers). taken: some feeder has the batch (its array is theirs now).
+// Called with p.mu held.
+func (p *Pipeline) dispatch(batch []wire.Entry) (taken bool) { return p.offer(batch, true) }
 
 // anyLive says whether a feeder takes live batches (offer sends to it). Called with p.mu held.
 func (p *Pipeline) anyLive() bool {
@@ -304,7 +305,7 @@ func (p *Pipeline) anyLive() bool {
 
 // offer is dispatch; copyLines false: the batch's lines are the feeders' already
 // (gathered, see captureLoop.flush).
-func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) {
+func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) (taken bool) {
 	live, behind := false, false
 	for _, f := range p.feeders {
 		b := f.behind.Load() && !f.dead.Load()
@@ -312,7 +313,7 @@ func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) {
 	}
 	p.countBehind(behind)
 	if !live {
-		return
+		return false
 	}
 	if copyLines {
 		ownLines(batch, p.owned)
@@ -323,11 +324,13 @@ func (p *Pipeline) offer(batch []wire.Entry, copyLines bool) {
 		}
 		select {
 		case f.live <- batch:
+			taken = true
 		default:
 			f.behind.Store(true)
 			p.fellBehind()
 		}
 	}
+	return taken
 }
 
 // ownLines gives the batch's lines one new buffer of their own, but for
@@ -688,9 +691,17 @@ func (c *captureLoop) flush(due bool) {
 	// gathered: dispatch drops the batch without copying its lines.
 	due = due || !p.anyLive()
 	if due && len(c.pend) == 0 {
-		p.dispatch(c.batch)
+		if p.dispatch(c.batch) {
+			c.batch = nil // the feeders have it: appendItem makes the next
+		} else {
+			// No feeder took it (capture only, or every plugin catching up, as in a
+			// burst): the array is capture's again. A new one each batch was most of
+			// what a recording allocates in a burst, and so most of its GC cycles, whose
+			// mark workers run beside the tee at its priority.
+			clear(c.batch) // its lines alias chunks that are released next
+			c.batch = c.batch[:0]
+		}
 		clear(p.owned)
-		c.batch = nil // the feeders have it: appendItem makes the next
 		return
 	}
 	if len(c.pend)+len(c.batch) > p.batchFrames {
@@ -772,8 +783,9 @@ func (p *Pipeline) appendItem(ctx context.Context, batch []wire.Entry, it captur
 		p.detAt = e.At
 		p.attach(ctx)
 	}
-	if batch == nil { // the batch is handed to the feeders: a new one each time, sized once
+	if batch == nil { // the batch was handed to the feeders: a new one, sized once
 		batch = make([]wire.Entry, 0, p.batchFrames)
+		batchesMade.Add(1)
 	}
 	return append(batch, e)
 }

@@ -95,16 +95,19 @@ func (t *sessionTracker) scan(line []byte) []string {
 // 'I' is rare in JSON, where '"' (sessionKey's first byte) is everywhere.
 var sessionKeyTail = sessionKey[len(sessionKey)-3:]
 
-// indexSessionKey is bytes.Index(line[from:], sessionKey) + from.
+// indexSessionKey is bytes.Index(line[from:], sessionKey) + from. It looks for the tail's
+// 'I' alone (bytes.IndexByte) and checks the rest at each: ACP lines hold a few other
+// `Id"` keys (messageId, toolCallId), and bytes.Index, taking them for false starts, went
+// over to its slower general search for the rest of the line.
 func indexSessionKey(line []byte, from int) int {
 	head := len(sessionKey) - len(sessionKeyTail)
-	for from+head <= len(line) {
-		j := bytes.Index(line[from+head:], sessionKeyTail)
+	for from+len(sessionKey) <= len(line) {
+		j := bytes.IndexByte(line[from+head:len(line)-len(sessionKeyTail)+1], sessionKeyTail[0])
 		if j < 0 {
 			return -1
 		}
 		at := from + j // where sessionKey would start
-		if bytes.Equal(line[at:at+head], sessionKey[:head]) {
+		if bytes.Equal(line[at:at+len(sessionKey)], sessionKey) {
 			return at
 		}
 		from = at + 1
@@ -112,14 +115,23 @@ func indexSessionKey(line []byte, from int) int {
 	return -1
 }
 
+// trimBlanks is bytes.TrimLeft(b, " \t"), which builds its cutset's table a call: quickID
+// runs on every line that names a session.
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
 // quickID reads the string after the "sessionId" line starts with: when
 // it has no escapes.
 func quickID(line []byte) ([]byte, bool) {
-	rest := bytes.TrimLeft(line[len(sessionKey):], " \t")
+	rest := trimBlanks(line[len(sessionKey):])
 	if len(rest) == 0 || rest[0] != ':' {
 		return nil, false
 	}
-	rest = bytes.TrimLeft(rest[1:], " \t")
+	rest = trimBlanks(rest[1:])
 	if len(rest) == 0 || rest[0] != '"' {
 		return nil, false
 	}

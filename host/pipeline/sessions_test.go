@@ -36,6 +36,8 @@ func TestIndexSessionKey(t *testing.T) {
 		``, `"sessionId"`, `x"sessionId"`, `{"a":"Id\"","sessionId":"s"}`, `Id"Id""sessionId"`,
 		`{"sessionId":"a","params":{"sessionId":"b"}}`, `"sessionI"sessionId"d"`, `"session"Id"`,
 		`{"text":"\"sessionId\" Id\" I"}`, `sessionId"`, `"sessionId`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"messageId":"m","toolCallId":"t","content":{"text":"I'll read it, I said: Id\" and \"sessionId\""}}}}`,
+		`IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII"sessionId"II`, `"sessionIdI`, `"sessionI"`,
 	}
 	for _, l := range lines {
 		for from := 0; from <= len(l); from++ {
@@ -47,5 +49,23 @@ func TestIndexSessionKey(t *testing.T) {
 				t.Errorf("indexSessionKey(%q, %d) = %d, want %d", l, from, got, want)
 			}
 		}
+	}
+}
+
+// trimBlanks trims what bytes.TrimLeft(b, " \t") trims, and quickID reads a known session's
+// id after blanks (the fast path) as the tracker's full parse would.
+func TestTrimBlanks(t *testing.T) {
+	for _, s := range []string{"", " ", "\t", " \t x", "x ", "\t\t:", "\n x", "\r\"", "  \"a\"", "\u00a0x"} {
+		if got, want := trimBlanks([]byte(s)), bytes.TrimLeft([]byte(s), " \t"); !bytes.Equal(got, want) || len(got) != len(want) {
+			t.Errorf("trimBlanks(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for _, l := range []string{`"sessionId" : "s1"}`, "\"sessionId\"\t:\t\"s1\"", `"sessionId":"s1"`} {
+		if id, ok := quickID([]byte(l)); !ok || string(id) != "s1" {
+			t.Errorf("quickID(%q) = %q, %v, want s1", l, id, ok)
+		}
+	}
+	if _, ok := quickID([]byte("\"sessionId\"\n:\"s1\"")); ok {
+		t.Errorf("quickID read past an LF, which the tracker's full parse takes")
 	}
 }
