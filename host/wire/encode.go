@@ -68,15 +68,35 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 	dst = append(dst, '"')
 	n := len(dst)
 	out := dst[:cap(dst)]
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && n+8 <= len(out) {
+		if i+8 <= len(s) && n+24 <= len(out) {
 			// The word is stored whole; the output advances past its bytes that go in
 			// as they are, up to the first that does not (the lowest bit of the mask).
-			x := binary.LittleEndian.Uint64(s[i:])
-			binary.LittleEndian.PutUint64(out[n:], x)
+			x := binary.LittleEndian.Uint64((*[8]byte)(s[i : i+8])[:])
+			binary.LittleEndian.PutUint64((*[8]byte)(out[n : n+8])[:], x)
 			m := jsonscan.EscapeMask(x)
 			if m == 0 {
 				i, n = i+8, n+8
+				continue
+			}
+			// A word whose only bytes to escape are quotes and backslashes (a JSON-RPC
+			// line's are mostly its own quotes, nested) is escaped in place: a backslash
+			// before each, the rest of the word stored again after it.
+			if (x|^((x|highs)-0x20*ones))&highs == 0 {
+				q, bs := x^('"'*ones), x^('\\'*ones)
+				qb := ^((((q & lows) + lows) | q) & (((bs & lows) + lows) | bs)) & highs
+				at := 0
+				for qb != 0 {
+					p := bits.TrailingZeros64(qb) >> 3
+					n += p - at
+					out[n] = '\\'
+					n++
+					binary.LittleEndian.PutUint64((*[8]byte)(out[n : n+8])[:], x>>(8*p))
+					at = p
+					qb &= qb - 1
+				}
+				i, n = i+8, n+8-at
 				continue
 			}
 			p := bits.TrailingZeros64(m) >> 3
@@ -163,8 +183,26 @@ func appendTime(dst []byte, t time.Time) []byte {
 	return t.UTC().AppendFormat(dst, time.RFC3339Nano)
 }
 
+// timeCache keeps the last time appendTime wrote: the lines of one read share its time.
+type timeCache struct {
+	at time.Time
+	b  []byte
+}
+
+func (c *timeCache) append(dst []byte, t time.Time) []byte {
+	if c == nil {
+		return appendTime(dst, t)
+	}
+	if len(c.b) == 0 || !t.Equal(c.at) {
+		c.at, c.b = t, appendTime(c.b[:0], t)
+	}
+	return append(dst, c.b...)
+}
+
 // appendEntry appends e as one wire-log line, LF included.
-func appendEntry(dst []byte, e *Entry) ([]byte, error) {
+func appendEntry(dst []byte, e *Entry) ([]byte, error) { return appendEntryT(dst, e, nil) }
+
+func appendEntryT(dst []byte, e *Entry, tc *timeCache) ([]byte, error) {
 	if e.Dir != sdk.C2A && e.Dir != sdk.A2C {
 		return dst, fmt.Errorf("entry %d: invalid direction %d", e.Seq, e.Dir)
 	}
@@ -179,7 +217,7 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 	dst = strconv.AppendUint(dst, e.Seq, 10)
 	if !e.At.IsZero() {
 		dst = append(dst, `,"at":"`...)
-		dst = appendTime(dst, e.At)
+		dst = tc.append(dst, e.At)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"dir":"`...)

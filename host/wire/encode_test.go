@@ -189,3 +189,25 @@ func BenchmarkEscapeLine(b *testing.B) {
 		}
 	}
 }
+
+// TestTimeCacheSameAsAppendTime: the Writer's cache of the last time written gives
+// appendTime's bytes for every time: the same instant in another zone or with a monotonic
+// reading (one text), instants a nanosecond apart, the zero time, and back again.
+func TestTimeCacheSameAsAppendTime(t *testing.T) {
+	base := time.Date(2026, 10, 26, 14, 30, 41, 207000000, time.UTC)
+	times := []time.Time{
+		base, base, base.In(time.FixedZone("X", 3*3600)), base.Add(time.Nanosecond), base,
+		time.Now(), time.Now().Round(0), {}, base.Add(time.Second), base.Add(time.Second),
+	}
+	var c timeCache
+	for i, at := range times {
+		got := string(c.append([]byte("x"), at))
+		if want := "x" + string(appendTime(nil, at)); got != want {
+			t.Errorf("time %d (%v): cached %q, want %q", i, at, got, want)
+		}
+	}
+	var none *timeCache // appendEntry's: no cache
+	if got, want := string(none.append(nil, base)), string(appendTime(nil, base)); got != want {
+		t.Errorf("no cache: %q, want %q", got, want)
+	}
+}

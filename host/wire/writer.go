@@ -28,6 +28,7 @@ type Writer struct {
 	buf    []byte
 	seq    uint64
 	closed bool
+	tc     timeCache
 }
 
 // Create makes a new wire log at path (mode 0600, never overwriting an
@@ -150,13 +151,13 @@ func (w *Writer) AppendEntry(e Entry) (Entry, error) {
 		// Encoded straight into the writer's buffer, which Write then takes without a
 		// copy (an entry that outgrew the room is copied, as below).
 		var b []byte
-		if b, err = appendEntry(w.bw.AvailableBuffer(), &e); err != nil {
+		if b, err = appendEntryT(w.bw.AvailableBuffer(), &e, &w.tc); err != nil {
 			return e, fmt.Errorf("append: %w", err)
 		}
 		_, err = w.bw.Write(b)
 		buf = w.buf
 	} else {
-		buf, err = appendEntry(w.buf[:0], &e)
+		buf, err = appendEntryT(w.buf[:0], &e, &w.tc)
 		if err != nil {
 			return e, fmt.Errorf("append: %w", err)
 		}
