@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -175,6 +176,26 @@ func TestReadMetaSameAsUnmarshal(t *testing.T) {
 		}
 		if len(want.defs) < 10 || len(want.titles) < 2 {
 			t.Errorf("v%d: %d defs, %d titles", v, len(want.defs), len(want.titles))
+		}
+	}
+}
+
+// TestSchemaDocSameAsUnmarshal: compileSchemaAt's one-pass decode of each
+// schema takes it (no fallback) and gives what jsonschema.UnmarshalJSON
+// gives.
+func TestSchemaDocSameAsUnmarshal(t *testing.T) {
+	for _, v := range allVersions {
+		raw := SchemaBytes(v)
+		got, ok := decodeJSON(raw)
+		if !ok {
+			t.Fatalf("v%d: decodeJSON refused the schema", v)
+		}
+		want, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("v%d: decoded differently", v)
 		}
 	}
 }
