@@ -1,6 +1,7 @@
 package acpschema
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -46,6 +47,20 @@ func BenchmarkCheck(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(frames))*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
+}
+
+// BenchmarkCompile compiles each schema version as a plugin's Warm does
+// at its start (the first NewChecker), without the cache.
+func BenchmarkCompile(b *testing.B) {
+	for _, v := range []Version{V1Unstable, V2} {
+		b.Run(fmt.Sprintf("v%d", v), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := compileSchema(v); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

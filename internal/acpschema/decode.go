@@ -298,43 +298,26 @@ var (
 	internTab  internTable
 )
 
-// interned returns the names and the short string values of both
-// embedded schemas (property names, const and enum values, keywords):
-// the strings most frames are made of, each allocated once.
+// interned returns the names and the short string values of the embedded
+// schemas (property names, const and enum values, keywords): the strings
+// most frames are made of, each allocated once. They are listed in
+// interned_strings.go, written from the schemas by
+// `go test ./internal/acpschema -run TestInternedStrings -update`: reading
+// them from the schemas at the first decode parsed all four (~1.5 MB of
+// JSON, ~40 ms) in every process that decodes a frame this way (the aep
+// plugin's first frame), for a table of ~1,300 strings.
 func interned() *internTable {
-	internOnce.Do(func() {
-		internTab = internTable{keys: map[string]string{}, values: map[string]any{}}
-		add := func(s string) {
-			if len(s) <= maxInterned {
-				internTab.keys[s] = s
-				internTab.values[s] = s
-			}
-		}
-		var walk func(v any)
-		walk = func(v any) {
-			switch x := v.(type) {
-			case map[string]any:
-				for k, e := range x {
-					add(k)
-					walk(e)
-				}
-			case []any:
-				for _, e := range x {
-					walk(e)
-				}
-			case string:
-				add(x)
-			}
-		}
-		for _, v := range []Version{V1, V2, V2Alpha13, V1Unstable} {
-			var doc any
-			if json.Unmarshal(SchemaBytes(v), &doc) == nil {
-				walk(doc)
-			}
-		}
-		add("2.0")
-	})
+	internOnce.Do(func() { internTab = newInternTable() })
 	return &internTab
+}
+
+func newInternTable() internTable {
+	t := internTable{keys: make(map[string]string, len(internedStrings)), values: make(map[string]any, len(internedStrings))}
+	for _, s := range internedStrings {
+		t.keys[s] = s
+		t.values[s] = s
+	}
+	return t
 }
 
 // number scans a JSON number (jsonscan.NumberEnd) and returns its text as

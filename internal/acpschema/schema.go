@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 
@@ -108,14 +109,46 @@ func loadSchema(v Version) (*compiledSchema, error) {
 	return compiled[v], compileErr[v]
 }
 
+// schemaURL names version v's schema in the compiler. The embedded schemas
+// are fixed, so checking each against the JSON Schema metaschema at every
+// process start (a third of the compile; jsonschema checks every resource
+// it loads but the metaschemas, which it knows by their json-schema.org
+// URLs) is left to a test (TestSchemasMatchMetaschema), and the schemas are
+// named under json-schema.org so that jsonschema skips it. The name only
+// identifies a resource: nothing is fetched, and no message the checker
+// gives names a schema (TestSchemaNameInNoMessage).
+func schemaURL(v Version) string {
+	return fmt.Sprintf("%sacptap.invalid/acp-v%d.json", skipMetaPrefix, v)
+}
+
+// skipMetaPrefix starts the names of the resources jsonschema does not
+// check against their metaschema (roots.addRoot).
+const skipMetaPrefix = "https://json-schema.org/"
+
+// metaURL is schemaURL when the metaschema is checked (tests).
+func metaURL(v Version) string { return fmt.Sprintf("https://acptap.invalid/acp-v%d.json", v) }
+
 func compileSchema(v Version) (*compiledSchema, error) {
+	return compileSchemaAt(v, schemaURL(v))
+}
+
+// compileSchemaAt compiles version v's schema named url. The schema's
+// bytes are parsed once: its definitions' methods, its top-level kinds and
+// its update kinds are read from the document jsonschema compiles (before
+// nullDefaults changes it), not from parses of their own.
+func compileSchemaAt(v Version, url string) (*compiledSchema, error) {
 	raw := SchemaBytes(v)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("parse schema: %w", err)
+	// decodeJSON gives what jsonschema.UnmarshalJSON does, in a third of
+	// the time, its names and short strings interned.
+	doc, ok := decodeJSON(raw)
+	if !ok {
+		var err error
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
+			return nil, fmt.Errorf("parse schema: %w", err)
+		}
 	}
+	meta := readMeta(doc)
 	nullDefaults(doc)
-	url := fmt.Sprintf("https://acptap.invalid/acp-v%d.json", v)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	for _, f := range intFormats() {
@@ -130,23 +163,9 @@ func compileSchema(v Version) (*compiledSchema, error) {
 		batch:    map[Sender]*jsonschema.Schema{},
 		calls:    map[string]*jsonschema.Schema{},
 	}
-	var meta struct {
-		// The top level is an anyOf of titled message kinds: Agent, Client,
-		// (v2 alpha.9) AgentBatchCall, …, ProtocolLevel.
-		AnyOf []struct {
-			Title string `json:"title"`
-		} `json:"anyOf"`
-		Defs map[string]struct {
-			Method string `json:"x-method"`
-			Side   string `json:"x-side"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return nil, fmt.Errorf("parse schema defs: %w", err)
-	}
 	top := map[string]string{}
-	for i, a := range meta.AnyOf {
-		top[a.Title] = fmt.Sprintf("%s#/anyOf/%d", url, i)
+	for i, title := range meta.titles {
+		top[title] = fmt.Sprintf("%s#/anyOf/%d", url, i)
 	}
 	for _, s := range []Sender{Client, Agent} {
 		loc, ok := top[s.defName()]
@@ -168,28 +187,25 @@ func compileSchema(v Version) (*compiledSchema, error) {
 			cs.batch[s] = sch
 		}
 	}
-	for name, d := range meta.Defs {
-		if d.Method == "" {
-			continue
-		}
+	for _, d := range meta.defs {
 		var what string
 		switch {
-		case strings.HasSuffix(name, "Request"):
+		case strings.HasSuffix(d.name, "Request"):
 			what = "request"
-		case strings.HasSuffix(name, "Notification"):
+		case strings.HasSuffix(d.name, "Notification"):
 			what = "notification"
-		case strings.HasSuffix(name, "Response"):
+		case strings.HasSuffix(d.name, "Response"):
 			what = "response"
 		default:
 			continue
 		}
-		sch, err := c.Compile(url + "#/$defs/" + name)
+		sch, err := c.Compile(url + "#/$defs/" + d.name)
 		if err != nil {
-			return nil, fmt.Errorf("compile %s: %w", name, err)
+			return nil, fmt.Errorf("compile %s: %w", d.name, err)
 		}
-		cs.calls[d.Side+"|"+d.Method+"|"+what] = sch
+		cs.calls[d.side+"|"+d.method+"|"+what] = sch
 	}
-	if err := compileUpdateKinds(c, raw, url, cs); err != nil {
+	if err := compileUpdateKinds(c, meta, url, cs); err != nil {
 		return nil, err
 	}
 	cs.fast = fastSchemas{}
@@ -208,32 +224,70 @@ func compileSchema(v Version) (*compiledSchema, error) {
 	return cs, nil
 }
 
+// schemaMeta is what compileSchemaAt reads of a schema besides compiling it.
+type schemaMeta struct {
+	// titles are the top level's anyOf titles, in order: the message kinds
+	// Agent, Client, (v2 alpha.9) AgentBatchCall, …, ProtocolLevel.
+	titles []string
+	// defs are the definitions with an x-method, sorted by name.
+	defs []methodDef
+	// updates is set when the schema's UpdateSessionNotification is
+	// session/update's: the const sessionUpdate of each SessionUpdate
+	// branch ("" for a branch without one).
+	updates    []string
+	hasUpdates bool
+}
+
+type methodDef struct{ name, method, side string }
+
+// readMeta reads doc's schemaMeta. It reads what a json.Unmarshal of the
+// schema into the structs it replaced read (a member of another type than
+// expected is left out, as Unmarshal would have failed on it; the schemas
+// have none: TestReadMetaSameAsUnmarshal).
+func readMeta(doc any) schemaMeta {
+	var m schemaMeta
+	root, _ := doc.(map[string]any)
+	anyOf, _ := root["anyOf"].([]any)
+	for _, a := range anyOf {
+		o, _ := a.(map[string]any)
+		t, _ := o["title"].(string)
+		m.titles = append(m.titles, t)
+	}
+	defs, _ := root["$defs"].(map[string]any)
+	for name, d := range defs {
+		o, _ := d.(map[string]any)
+		method, _ := o["x-method"].(string)
+		if method == "" {
+			continue
+		}
+		side, _ := o["x-side"].(string)
+		m.defs = append(m.defs, methodDef{name: name, method: method, side: side})
+	}
+	slices.SortFunc(m.defs, func(a, b methodDef) int { return strings.Compare(a.name, b.name) })
+	if n, _ := defs["UpdateSessionNotification"].(map[string]any); n != nil && n["x-method"] == "session/update" {
+		m.hasUpdates = true
+		su, _ := defs["SessionUpdate"].(map[string]any)
+		branches, _ := su["anyOf"].([]any)
+		for _, b := range branches {
+			o, _ := b.(map[string]any)
+			props, _ := o["properties"].(map[string]any)
+			kind, _ := props["sessionUpdate"].(map[string]any)
+			c, _ := kind["const"].(string)
+			m.updates = append(m.updates, c)
+		}
+	}
+	return m
+}
+
 // compileUpdateKinds fills cs.updates (v2 only: v1's SessionUpdate has the
 // same shape, and a schema without it gets no shortcut).
-func compileUpdateKinds(c *jsonschema.Compiler, raw []byte, url string, cs *compiledSchema) error {
-	var doc struct {
-		Defs struct {
-			SessionUpdate struct {
-				AnyOf []struct {
-					Properties struct {
-						SessionUpdate struct {
-							Const *string `json:"const"`
-						} `json:"sessionUpdate"`
-					} `json:"properties"`
-				} `json:"anyOf"`
-			} `json:"SessionUpdate"`
-			Notification *struct {
-				Method string `json:"x-method"`
-			} `json:"UpdateSessionNotification"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil || doc.Defs.Notification == nil || doc.Defs.Notification.Method != "session/update" {
+func compileUpdateKinds(c *jsonschema.Compiler, meta schemaMeta, url string, cs *compiledSchema) error {
+	if !meta.hasUpdates {
 		return nil
 	}
 	cs.updates = map[string]*jsonschema.Schema{}
-	for i, b := range doc.Defs.SessionUpdate.AnyOf {
-		kind := b.Properties.SessionUpdate.Const
-		if kind == nil {
+	for i, kind := range meta.updates {
+		if kind == "" {
 			continue
 		}
 		res := fmt.Sprintf("%s-update-%d.json", strings.TrimSuffix(url, ".json"), i)
@@ -247,13 +301,13 @@ func compileUpdateKinds(c *jsonschema.Compiler, raw []byte, url string, cs *comp
 			"required": []any{"sessionId", "update"},
 		}
 		if err := c.AddResource(res, sch); err != nil {
-			return fmt.Errorf("add %s branch: %w", *kind, err)
+			return fmt.Errorf("add %s branch: %w", kind, err)
 		}
 		compiled, err := c.Compile(res)
 		if err != nil {
-			return fmt.Errorf("compile %s branch: %w", *kind, err)
+			return fmt.Errorf("compile %s branch: %w", kind, err)
 		}
-		cs.updates[*kind] = compiled
+		cs.updates[kind] = compiled
 	}
 	return nil
 }

@@ -548,9 +548,9 @@ next:
 }
 
 // appendSorted appends the object of ms, sorted by name in place (obj's
-// encode; the names are plain).
+// encode; the names are plain and distinct).
 func appendSorted(dst []byte, ms []member) []byte {
-	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+	sortMembers(ms)
 	dst = append(dst, '{')
 	for i, m := range ms {
 		if i > 0 {
@@ -562,6 +562,28 @@ func appendSorted(dst []byte, ms []member) []byte {
 		dst = append(dst, m.v...)
 	}
 	return append(dst, '}')
+}
+
+// sortMembers sorts ms by name: an insertion sort, since an object here
+// has a few members, most often in order already (a frame's jsonrpc, id,
+// method, params), where slices.SortFunc's generic sort with a compare
+// callback was ~1.4 % of the mapping's instructions. The names are
+// distinct, so any sort gives the one order. A larger object goes to
+// slices.SortFunc (an insertion sort is quadratic).
+func sortMembers(ms []member) {
+	if len(ms) > 16 {
+		slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for j > 0 && string(ms[j-1].k) > string(m.k) {
+			ms[j] = ms[j-1]
+			j--
+		}
+		ms[j] = m
+	}
 }
 
 // plainTextBlock reports, from the tape, that the object e is a text block

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -385,4 +387,29 @@ func checkPlainTextBlock(t *testing.T, b []byte) bool {
 		t.Fatalf("plainTextBlock(%s) = true; ValidBlockProblem: %s", b, p)
 	}
 	return ok
+}
+
+// TestSortMembers: sortMembers orders members by name as bytes.Compare
+// does, small objects (the insertion sort) and large ones alike, in any
+// input order.
+func TestSortMembers(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 50; trial++ {
+			ms := make([]member, n)
+			for i := range ms {
+				k := make([]byte, r.Intn(4))
+				for j := range k {
+					k[j] = byte('a' + r.Intn(4))
+				}
+				ms[i] = member{k: append(k, byte('0'+i%10), byte('0'+i/10)), v: []byte(strconv.Itoa(i))}
+			}
+			want := slices.Clone(ms)
+			slices.SortFunc(want, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+			sortMembers(ms)
+			if !slices.EqualFunc(ms, want, func(a, b member) bool { return bytes.Equal(a.k, b.k) && bytes.Equal(a.v, b.v) }) {
+				t.Fatalf("n=%d: %q, want %q", n, ms, want)
+			}
+		}
+	}
 }
