@@ -2,9 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -90,19 +88,7 @@ func TestCaptureSplitsChunks(t *testing.T) {
 	}
 
 	var wireLines []string
-	r, err := wire.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachWireEntry(t, path, func(e wire.Entry) {
 		switch e.Type {
 		case wire.TypeFrame:
 			s := e.Dir.String() + " " + string(e.Line)
@@ -113,7 +99,7 @@ func TestCaptureSplitsChunks(t *testing.T) {
 		case wire.TypeGap:
 			wireLines = append(wireLines, fmt.Sprintf("%s gap %d/%d %s", e.Dir, e.Gap.Frames, e.Gap.Bytes, e.Gap.Reason))
 		}
-	}
+	})
 	want := []string{
 		`c2a {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2}}`,
 		`a2c {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}`,
@@ -288,23 +274,11 @@ func TestCaptureReusesUntakenBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		made = batchesMade.Load() - before
-		r, err := wire.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		for {
-			e, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachWireEntry(t, path, func(e wire.Entry) {
 			if e.Type == wire.TypeFrame {
 				wireLines = append(wireLines, string(e.Line))
 			}
-		}
+		})
 		return made, wireLines
 	}
 	want := make([]string, 0, chunks*perChunk)

@@ -288,25 +288,32 @@ func rebuildFailing(t *testing.T, path string, shared, grpc bool, delays map[str
 	return r
 }
 
-// lastSeq is the seq of path's last entry.
-func lastSeq(t *testing.T, path string) uint64 {
+// lastSeq is the seq of path's last entry (past bad lines, as the pass reads).
+func lastSeq(t *testing.T, path string) (last uint64) {
+	t.Helper()
+	eachWireEntry(t, path, func(e wire.Entry) { last = e.Seq })
+	return last
+}
+
+// eachWireEntry calls f with each entry of the wire log at path, in order, past its bad
+// lines (wire.Tolerant). e's bytes are the reader's: f copies what it keeps.
+func eachWireEntry(t *testing.T, path string, f func(e wire.Entry)) {
 	t.Helper()
 	r, err := wire.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := wire.NewTolerant(r, nil) // past the log's bad lines, as the pass reads
+	tr := wire.NewTolerant(r, nil)
 	defer tr.Close()
-	var last uint64
 	for {
 		e, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return last
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		last = e.Seq
+		f(e)
 	}
 }
 
