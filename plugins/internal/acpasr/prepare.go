@@ -2,7 +2,6 @@ package acpasr
 
 import (
 	"bytes"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -51,25 +50,11 @@ type preparedBatch struct {
 	// not PrepareSources).
 	copyData bool
 	// ready counts the frames prepared; Map waits on c (under mu, with
-	// waiting set) for one being prepared.
+	// waiting set) for one not yet.
 	ready   atomic.Int32
 	waiting atomic.Bool
-	want    atomic.Int32 // the frame waited for (with waiting)
-	// waitingAll: the next batch's preparation waits for this batch's
-	// (blockAll; a flag of its own: the mapping's wait for a frame begun can
-	// still be ending when it starts).
-	waitingAll atomic.Bool
-	mu         sync.Mutex
-	c          *sync.Cond
-	// claim counts the frames the preparing goroutine has begun; stopBit
-	// set, it begins no more and the mapping prepares the rest itself
-	// (takeOver). total and frames are the batch's, kept past done (for the
-	// next batch's preparer) until the slot is prepared again; conn is
-	// whose batch it is.
-	claim  atomic.Int32
-	total  int32
-	frames []sdk.Frame
-	conn   *conn
+	mu      sync.Mutex
+	c       *sync.Cond
 	// lent are the preparing goroutine's frameTape.lent (in a test binary).
 	lent [][]byte
 }
@@ -131,129 +116,52 @@ func (c *conn) prepare(frames []sdk.Frame, copyData bool) func() {
 		return func() {}
 	}
 	p := &c.prep.slots[c.prep.next]
-	prev := &c.prep.slots[c.prep.next^1]
 	c.prep.next ^= 1
 	p.first, p.n, p.copyData = &frames[0], len(frames), copyData
-	p.frames, p.total, p.conn = frames, int32(len(frames)), c
 	if cap(p.res) < len(frames) {
 		p.res = append(p.res[:cap(p.res)], make([]prepRes, len(frames)-cap(p.res))...)
 	}
 	p.res = p.res[:len(frames)]
 	p.ready.Store(0)
-	p.claim.Store(0)
 	return func() {
-		// The batch before is not all prepared: its mapping caught up with
-		// its preparation and prepares the rest itself (takeOver). The
-		// check follows the frames in order, so this batch waits for that.
-		if prev.ready.Load() < prev.total {
-			// Until then the mapping may take this batch over too, from its
-			// start (it gets to it first when this goroutine gets no core).
-			// The wait ends: the server maps every batch it has handed out,
-			// and a mapped batch is all prepared (done).
-			prev.blockAll()
-		}
-		i := int32(-1) // the frame begun, until published
+		i := 0
 		defer func() { // whatever happens, Map does not wait for ever
-			if i >= 0 {
-				p.res[i] = prepRes{f: &frames[i], panicked: "acpasr: preparing the batch stopped"}
-				p.claim.Or(stopBit)
-				p.publish(int(i) + 1)
+			if i < len(frames) {
+				for ; i < len(frames); i++ {
+					p.res[i] = prepRes{f: &frames[i], panicked: "acpasr: preparing the batch stopped"}
+				}
+				p.publish(len(frames))
 			}
 		}()
-		for {
-			k := p.claim.Load()
-			if k&stopBit != 0 || int(k) >= len(frames) {
-				return
-			}
-			if !p.claim.CompareAndSwap(k, k+1) {
-				continue // stopped meanwhile
-			}
-			i = k
+		for i < len(frames) {
 			c.prepareFrame(p, &p.res[i], &frames[i], p.copyData)
-			i = -1
-			p.publish(int(k) + 1)
+			i++
+			p.publish(i)
 		}
 	}
 }
 
-// stopBit in preparedBatch.claim: the preparing goroutine begins no more
-// frames of the batch.
-const stopBit = 1 << 30
-
 // publish says the first n frames are prepared.
 func (p *preparedBatch) publish(n int) {
 	p.ready.Store(int32(n))
-	if (p.waiting.Load() && int32(n) > p.want.Load()) || (p.waitingAll.Load() && int32(n) >= p.total) {
+	if p.waiting.Load() {
 		p.mu.Lock()
 		p.cond().Broadcast()
 		p.mu.Unlock()
 	}
 }
 
-// wait returns once frame i is prepared (on the mapping's goroutine).
+// wait waits until frame i is prepared.
 func (p *preparedBatch) wait(i int) {
 	if int(p.ready.Load()) > i {
 		return
 	}
-	p.takeOver(i)
-}
-
-// takeOver prepares frame i (and those before it the preparing goroutine
-// has not begun) on the mapping's goroutine, which has caught up with the
-// preparation: rather than waiting for the other goroutine, it stops it
-// (the frames it has begun are its to finish) and prepares the rest of the
-// batch itself as it maps them, the tapes written where they are read.
-func (p *preparedBatch) takeOver(i int) {
-	k := p.claim.Load()
-	for k&stopBit == 0 && !p.claim.CompareAndSwap(k, k|stopBit) {
-		k = p.claim.Load()
-	}
-	begun := int(k &^ stopBit)
-	if begun > i {
-		p.block(i) // frame i is being prepared
-		return
-	}
-	p.block(begun - 1) // the frame being prepared, if any, is published
-	for j := int(p.ready.Load()); j <= i; j++ {
-		p.conn.prepareFrame(p, &p.res[j], &p.frames[j], p.copyData)
-		p.publish(j + 1)
-	}
-}
-
-// block waits, on the mapping's goroutine, until frame i is prepared by
-// the preparing goroutine, which has begun it (i < 0: none).
-func (p *preparedBatch) block(i int) {
-	for range 64 { // a frame takes microseconds: a yield or two, mostly
-		if int(p.ready.Load()) > i {
-			return
-		}
-		runtime.Gosched()
-	}
 	p.mu.Lock()
-	p.want.Store(int32(i))
 	p.waiting.Store(true)
 	for int(p.ready.Load()) <= i {
 		p.cond().Wait()
 	}
 	p.waiting.Store(false)
-	p.mu.Unlock()
-}
-
-// blockAll waits, on the preparing goroutine, until the batch (the one
-// before its own) is all prepared.
-func (p *preparedBatch) blockAll() {
-	for range 64 {
-		if p.ready.Load() >= p.total {
-			return
-		}
-		runtime.Gosched()
-	}
-	p.mu.Lock()
-	p.waitingAll.Store(true)
-	for p.ready.Load() < p.total {
-		p.cond().Wait()
-	}
-	p.waitingAll.Store(false)
 	p.mu.Unlock()
 }
 
@@ -308,7 +216,7 @@ func (c *conn) takePrepared(frames []sdk.Frame) *preparedBatch {
 // done drops what a mapped batch's answers refer to (the frames, their
 // bytes), keeping the tapes' room for the next batch.
 func (p *preparedBatch) done() {
-	p.wait(p.n - 1) // the batch is all prepared (the preparing goroutine is done with it)
+	p.wait(p.n - 1) // the preparing goroutine is done with the batch
 	for _, b := range p.lent {
 		for i := range b {
 			b[i] = 0xff
@@ -328,7 +236,7 @@ func (p *preparedBatch) done() {
 		// resets the rest before the slot's next use).
 		r.f, r.data, r.entries, r.panicked, r.msg, r.initErr = nil, nil, nil, nil, "", ""
 	}
-	p.first, p.n, p.frames = nil, 0, nil
+	p.first, p.n = nil, 0
 }
 
 // preparedCheck is checkFrame for the frame r was prepared for: its tape

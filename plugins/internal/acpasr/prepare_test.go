@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/mappertest"
@@ -102,113 +100,4 @@ func FuzzPrepared(f *testing.F) {
 			t.Fatalf("prepared outputs differ (-map +prepared):\n%s", diff)
 		}
 	})
-}
-
-// halves are frames in two batches (copies: a batch's slice is the
-// session's until mapped).
-func halves(frames []sdk.Frame) (b1, b2 []sdk.Frame) {
-	half := len(frames) / 2
-	return append([]sdk.Frame(nil), frames[:half]...), append([]sdk.Frame(nil), frames[half:]...)
-}
-
-// mapThen maps the batches in order through s, then finishes it.
-func mapThen(t *testing.T, s *Session, got []sdk.Output, batches ...[]sdk.Frame) []sdk.Output {
-	t.Helper()
-	for _, b := range batches {
-		o, err := s.Map(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, o...)
-	}
-	o, err := s.Finish(context.Background(), "eof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(got, o...)
-}
-
-// TestMapTakesOverPreparation: Map does not wait for a preparation that
-// has not begun (its function not run yet, as when the preparing
-// goroutine gets no core): it prepares the frames itself, and the function
-// run after finds nothing left to do. The outputs are those of a session
-// that maps the batches from the start. Without the takeover, Map waits
-// for ever (the test's deadline).
-func TestMapTakesOverPreparation(t *testing.T) {
-	frames := loadFrames(t, "full")
-	want := mapAll(t, startReq(""), frames)
-	sess, err := newMapper().Start(context.Background(), startReq(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sess.(*Session)
-	b1, b2 := halves(frames)
-	run1 := s.PrepareFrames(b1)
-	var got []sdk.Output
-	mapped := make(chan error, 1)
-	go func() {
-		o, err := s.Map(context.Background(), b1)
-		got = o
-		mapped <- err
-	}()
-	select {
-	case err := <-mapped:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Map waited for a preparation that had not begun")
-	}
-	run1() // Map prepared the batch: nothing left
-	run2 := s.PrepareFrames(b2)
-	run2()
-	got = mapThen(t, s, got, b2)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("outputs differ (-map +taken over):\n%s", diff)
-	}
-}
-
-// TestPreparationWaitsForTakenOver: a batch prepared while the batch
-// before is not all prepared (its mapping took its preparation over)
-// waits for the mapping to prepare that batch's rest: the schema check
-// follows the frames in order, so none of the second batch's frames is
-// checked before the first's. Without the wait the second batch is
-// prepared at once (its function returns before the first batch is
-// mapped).
-func TestPreparationWaitsForTakenOver(t *testing.T) {
-	frames := loadFrames(t, "full")
-	want := mapAll(t, startReq(""), frames)
-	sess, err := newMapper().Start(context.Background(), startReq(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sess.(*Session)
-	b1, b2 := halves(frames)
-	run1 := s.PrepareFrames(b1)
-	p1 := &s.c.prep.slots[s.c.prep.next^1]
-	p1.claim.Store(stopBit) // taken over before a frame began, as Map does
-	run1()
-	run2 := s.PrepareFrames(b2)
-	p2 := &s.c.prep.slots[s.c.prep.next^1]
-	done2 := make(chan struct{})
-	go func() {
-		run2()
-		close(done2)
-	}()
-	for !p1.waitingAll.Load() {
-		select {
-		case <-done2:
-			t.Fatalf("the second batch's preparation ended (%d frames prepared) before the first batch was", p2.ready.Load())
-		default:
-			runtime.Gosched()
-		}
-	}
-	if n := p2.ready.Load(); n != 0 {
-		t.Fatalf("%d frames of the second batch prepared before the first batch's", n)
-	}
-	got := mapThen(t, s, nil, b1, b2)
-	<-done2
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("outputs differ (-map +taken over):\n%s", diff)
-	}
 }
