@@ -147,3 +147,39 @@ func BenchmarkFastDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestParseAtSameSecond: a reader's times of the second before are taken
+// from that second plus their fraction, and each is the time parseUTC
+// gives, to the struct (==), as are the answers for fractions the writer
+// does not write. Without the reuse no time is taken so (sameSec).
+func TestParseAtSameSecond(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var texts []string
+	for range 300 {
+		base := time.Date(1970+r.IntN(200), time.Month(1+r.IntN(12)), 1+r.IntN(31), r.IntN(24), r.IntN(60), r.IntN(60), 0, time.UTC)
+		for range 1 + r.IntN(4) {
+			at := base.Add(time.Duration(r.IntN(1e9)))
+			if r.IntN(5) == 0 {
+				at = at.Truncate(time.Millisecond)
+			}
+			texts = append(texts, string(appendTime(nil, at)))
+		}
+		s := string(appendTime(nil, base))
+		for _, bad := range []string{".50Z", ".Z", ".1234567891Z", ".12a4Z", "Z", "+00:00", ".5"} {
+			if r.IntN(3) == 0 {
+				texts = append(texts, s[:19]+bad)
+			}
+		}
+	}
+	var slab lineSlab
+	for _, text := range texts {
+		want, wok := parseUTC([]byte(text))
+		got, ok := slab.parseAt([]byte(text))
+		if ok != wok || got != want {
+			t.Fatalf("%s: parseAt %v %v, parseUTC %v %v", text, got, ok, want, wok)
+		}
+	}
+	if slab.sameSec == 0 {
+		t.Fatal("no time taken from the second before")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/acptap/acptap/sdk"
 )
@@ -71,7 +72,10 @@ type Tolerant struct {
 	report  func(Problem)
 	pending []Entry
 	skipped []*LineError // bad lines since the last good entry
-	last    Entry
+	// The time and direction of the last entry returned, what standIn
+	// takes of it (not the whole Entry: copied for every entry).
+	lastAt  time.Time
+	lastDir sdk.Direction
 	lost    uint64
 	ended   bool
 }
@@ -100,7 +104,7 @@ func (t *Tolerant) Next() (Entry, error) {
 		if len(t.pending) > 0 {
 			e := t.pending[0]
 			t.pending = t.pending[1:]
-			t.last = e
+			t.lastAt, t.lastDir = e.At, e.Dir
 			return e, nil
 		}
 		if t.ended {
@@ -109,7 +113,7 @@ func (t *Tolerant) Next() (Entry, error) {
 		e, err := t.r.Next()
 		if err == nil {
 			t.skipped = t.skipped[:0]
-			t.last = e
+			t.lastAt, t.lastDir = e.At, e.Dir
 			return e, nil
 		}
 		// (Declared past the entry's return: errors.As makes them escape, an
@@ -155,9 +159,9 @@ func (t *Tolerant) Next() (Entry, error) {
 // standIn queues n gap entries from seq on, for entries that could not be
 // read; each takes the direction of the bad line it stands for, when it can.
 func (t *Tolerant) standIn(seq, n uint64) {
-	at := t.last.At
+	at := t.lastAt
 	for i := uint64(0); i < n; i++ {
-		dir := t.last.Dir
+		dir := t.lastDir
 		if dir == 0 {
 			dir = sdk.C2A
 		}
