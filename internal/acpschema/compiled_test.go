@@ -71,7 +71,7 @@ func TestCompiledFixtures(t *testing.T) {
 	if testing.Short() {
 		step = 60
 	}
-	for _, v := range []Version{V1, V1Unstable, V2, V2Alpha13} {
+	for _, v := range allVersions {
 		cs, err := loadSchema(v)
 		if err != nil {
 			t.Fatal(err)

@@ -81,7 +81,7 @@ func schemaStrings() []string {
 			add(x)
 		}
 	}
-	for _, v := range []Version{V1, V2, V2Alpha13, V1Unstable} {
+	for _, v := range allVersions {
 		var doc any
 		if json.Unmarshal(SchemaBytes(v), &doc) == nil {
 			walk(doc)

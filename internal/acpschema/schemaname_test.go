@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// allVersions are the embedded schemas, each version once (the tests that go over them all).
 var allVersions = []Version{V1, V1Unstable, V2, V2Alpha13}
 
 // TestSchemasMatchMetaschema: every embedded schema is a valid JSON Schema
