@@ -228,7 +228,8 @@ func TestCoalesceKeepsFrames(t *testing.T) {
 	}
 }
 
-// TestCaptureReusesUntakenBatches: a batch no feeder takes (capture only here; every plugin
+// TestCaptureReusesUntakenBatches (ASR-723: the frames retained in order, also with the
+// batch arrays reused): a batch no feeder takes (capture only here; every plugin
 // catching up from the wire log in a burst) leaves its array to capture for the next one,
 // where a new array a batch was most of what a recording allocated in a burst; a batch a
 // feeder took is never written again: capture makes the next one anew.
