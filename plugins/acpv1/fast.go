@@ -332,13 +332,9 @@ func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd
 	s := t.session(sid)
 	s.updates = true
 	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasPrompt(s.id, id) })
-	if native == msg.id {
-		return []acpasr.Translated{t.withMessageHint(s, *f, msg)}, true
-	}
-	data := t.fast.rewrite(root, params, upd, member{[]byte("messageId"), rawString(msg.id)})
-	out := *f
-	out.Data = data
-	return []acpasr.Translated{t.withMessageHint(s, out, msg)}, true
+	// The frame passes through: plainKeys and the tape's refusals are
+	// regularUpdate's conditions, so the engine is told the id instead.
+	return []acpasr.Translated{t.withChunkHint(s, *f, native, msg)}, true
 }
 
 // fastTool is toolCall on the tape.
@@ -471,8 +467,10 @@ func (fp *fastPath) sorted(ms []member) []byte {
 
 // plainKeys reports whether the member names of the objects a rewrite
 // writes again need no escaping (rawString writes them as they are).
-func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool {
-	tp := fp.tp
+func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool { return plainKeys(fp.tp, objs...) }
+
+// plainKeys is fastPath.plainKeys on tp.
+func plainKeys(tp *jsonscan.Tape, objs ...jsonscan.Ent) bool {
 	for _, o := range objs {
 		for _, m := range tp.Entries(o) {
 			for _, c := range tp.Key(m) { // plain, on the name's bytes

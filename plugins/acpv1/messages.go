@@ -3,6 +3,7 @@ package acpv1
 import (
 	"strconv"
 
+	"github.com/acptap/acptap/internal/jsonscan"
 	"github.com/acptap/acptap/plugins/internal/acpasr"
 	"github.com/acptap/acptap/sdk"
 	"github.com/acptap/acptap/sdk/asr"
@@ -123,4 +124,41 @@ func (t *translator) withMessageHint(s *session, f sdk.Frame, m *message) acpasr
 		tr.Hint = acpasr.Hint{DerivedID: true, Session: s.id, Lossy: []string{asr.LossV1MessageBoundaries}}
 	}
 	return tr
+}
+
+// withChunkHint is withMessageHint for a message chunk f passed through
+// unchanged: when its messageId (native, "" for none) is not m's, the
+// engine is given m's in the hint (acpasr.Hint.MessageID) instead of a
+// frame rewritten to name it, which it would parse again. That is only
+// for a frame whose rewrite is the frame with messageId set
+// (regularUpdate), so that the engine sees the same update either way.
+func (t *translator) withChunkHint(s *session, f sdk.Frame, native string, m *message) acpasr.Translated {
+	tr := t.withMessageHint(s, f, m)
+	if native != m.id {
+		tr.Hint.MessageID = m.id
+	}
+	return tr
+}
+
+// regularUpdate reports whether f is a session/update whose rewrite with a
+// member of its update set (withUpdate) differs from f only in that member
+// and in the order of the members on the way down: the JSON the tape
+// takes (no duplicate or escaped member names), valid UTF-8, and member
+// names on the way down that are written as they are (plainKeys) — the
+// fast path's conditions for a frame it takes.
+func regularUpdate(f *sdk.Frame) bool {
+	var tp jsonscan.Tape
+	if !tp.Parse(f.Data) || !tp.ValidUTF8() || !isObject(&tp, tp.Root()) {
+		return false
+	}
+	root := tp.Root()
+	params, ok := tp.Member(root, "params")
+	if !ok || !isObject(&tp, params) {
+		return false
+	}
+	upd, ok := tp.Member(params, "update")
+	if !ok || !isObject(&tp, upd) {
+		return false
+	}
+	return plainKeys(&tp, root, params, upd)
 }

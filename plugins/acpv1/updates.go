@@ -78,8 +78,8 @@ func (t *translator) messageChunk(f *sdk.Frame, m rpc, s *session, kind string, 
 	}
 	native, _ := u.str("messageId")
 	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasPrompt(s.id, id) })
-	if native == msg.id {
-		return []acpasr.Translated{t.withMessageHint(s, *f, msg)}
+	if native == msg.id || regularUpdate(f) {
+		return []acpasr.Translated{t.withChunkHint(s, *f, native, msg)}
 	}
 	nu := cloneObj(u)
 	nu["messageId"] = rawString(msg.id)

@@ -115,7 +115,10 @@ func (m *message) idSource() string {
 // messageUpdate maps the six message kinds; false means the update was
 // malformed (the caller keeps it as an audit record).
 func (s *stream) messageUpdate(f *sdk.Frame, kind string, u obj) bool {
-	id, st := u.str("messageId")
+	id, st := s.c.hint.MessageID, valid
+	if id == "" {
+		id, st = u.str("messageId")
+	}
 	if st != valid {
 		s.c.diag(sdk.SeverityWarning, s.id, kind+": messageId missing or not a string", "kept as an audit record")
 		return false

@@ -121,6 +121,12 @@ type Hint struct {
 	// session/prompt response's) was derived by the translator, not sent
 	// by the peer: the message records carry idSource "derived".
 	DerivedID bool
+	// MessageID, when set, is the messageId of the frame's message update
+	// (a chunk), in place of the one the frame names or of its absence: as
+	// if the translator had written it into the frame, which passes
+	// through instead, its tape the check's (not rewritten, not parsed
+	// again).
+	MessageID string
 	// Session and Lossy: loss categories (ASR-722) that start to apply to
 	// that session's stream at this frame; they are declared before the
 	// frame is mapped (the stream is opened when it is not yet).
