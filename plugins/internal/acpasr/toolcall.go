@@ -27,6 +27,21 @@ type toolItem struct {
 	// kept with o), so that result joins it without parsing the block.
 	text         json.RawMessage
 	chunk, plain bool
+	// live is the item as the frame's tape built it (o is its copy),
+	// while toolUpdate maps that frame: the record a call final in the
+	// frame that brings its diff writes (emitFinal) is read from the tape
+	// (fileChange) instead of from the copy, whose texts would be scanned
+	// again. nil outside toolUpdate, so that no frame's bytes are kept.
+	live obj
+}
+
+// current is the item as fileChange reads it: live while its frame is
+// mapped, else the copy.
+func (it *toolItem) current() obj {
+	if it.live != nil {
+		return it.live
+	}
+	return it.o
 }
 
 type location struct {
@@ -63,6 +78,7 @@ func (s *stream) toolUpdate(f *sdk.Frame, u obj) bool {
 				t.items = append(t.items, it)
 			}
 		}
+		defer t.dropLive()
 	case invalid:
 		s.c.diag(sdk.SeverityWarning, s.id, what+": content is not an array", "content unchanged")
 	}
@@ -93,6 +109,7 @@ func (s *stream) toolChunk(f *sdk.Frame, u obj) bool {
 	if !ok {
 		return false
 	}
+	it.live = nil // written later, from the copy
 	e := s.entity(asr.TypeToolCall, id, true, f, func() body { return &toolCall{id: id} })
 	t := e.b.(*toolCall)
 	t.items = append(t.items, it)
@@ -139,7 +156,14 @@ func (s *stream) toolItemOf(o obj, ok, chunk bool) (toolItem, bool) {
 		s.c.diag(sdk.SeverityInfo, s.id, "tool call content item of type "+strconv.Quote(typ)+" not mapped", "kept in the wire log only")
 	}
 	ko, kt := keepWith(o, text)
-	return toolItem{typ: typ, o: ko, chunk: chunk, text: kt, plain: plain}, true
+	return toolItem{typ: typ, o: ko, chunk: chunk, text: kt, plain: plain, live: o}, true
+}
+
+// dropLive ends the items' live objects (their frame is mapped).
+func (t *toolCall) dropLive() {
+	for i := range t.items {
+		t.items[i].live = nil
+	}
 }
 
 func (s *stream) locations(items []kv) []location {
@@ -188,7 +212,7 @@ func (t *toolCall) parts(s *stream) []part {
 	n := 0
 	for _, it := range t.items {
 		if it.typ == "diff" {
-			ps = append(ps, part{key: "file_change#" + strconv.Itoa(n), rec: s.fileChange(t, it.o)})
+			ps = append(ps, part{key: "file_change#" + strconv.Itoa(n), rec: s.fileChange(t, it.current())})
 			n++
 		}
 	}
