@@ -463,6 +463,22 @@ type captureLoop struct {
 	low       bool    // run's priority: below the tee
 	cross     bool    // a chunk saw the queue past the threshold of low: switch after its batch
 	use       float64 // the tee's queue, as full as the last chunk saw it
+	// steady: lines came during the last window's nap, so the next window is a nap from its
+	// flush rather than a wait at the doorbell for its first line (see run).
+	steady bool
+}
+
+// doorbellWaits counts capture's waits at the doorbell with nothing queued (tests).
+var doorbellWaits atomic.Int64
+
+// onCaptureWait, when set, is called as capture starts a wait at the doorbell or a nap
+// (tests: the tee's lines arrive then).
+var onCaptureWait atomic.Pointer[func()]
+
+func captureWaits() {
+	if f := onCaptureWait.Load(); f != nil {
+		(*f)()
+	}
 }
 
 func (c *captureLoop) emit(it captured.Item) {
@@ -523,6 +539,13 @@ func (c *captureLoop) wait(window <-chan time.Time, hurry <-chan struct{}) (it c
 		// ring that finds one pending is kept: no chunk waits here unnoticed.
 		select {
 		case <-c.bell:
+			continue // rung for a chunk taken already: look again
+		default:
+		}
+		doorbellWaits.Add(1)
+		captureWaits()
+		select {
+		case <-c.bell:
 		case <-window:
 			return it, false, false
 		case <-hurry:
@@ -543,6 +566,7 @@ func (c *captureLoop) nap(end time.Time) bool {
 	if d <= 0 {
 		return false
 	}
+	captureWaits()
 	if c.napper == nil {
 		c.napper = time.NewTimer(min(d, maxNap))
 	} else {
@@ -582,7 +606,28 @@ func (c *captureLoop) run(low bool) loopEnd {
 	for {
 		var it captured.Item
 		var ok, got bool
-		if !p.stopped() { // a closed stop wins over queued items
+		windowEnd := time.Time{} // set below once the window's first line is taken
+		if c.steady && len(items) == 0 && c.bell != nil && c.window != nil && !p.hurried() && !p.stopped() {
+			// Lines came through the last window: this one is a nap from its flush, and what
+			// came meanwhile is written at its end. Waiting at the doorbell instead would
+			// wake capture twice a window, at the first line and at the window's end; at a
+			// line a millisecond that was most of capture's wakes. Each line still waits at
+			// most tee.coalesce, and a nap that takes no line goes back to the doorbell.
+			c.steady = false
+			end := time.Now().Add(p.opts.Coalesce)
+			for !got && c.nap(end) && !p.stopped() && !p.hurried() {
+				select {
+				case it, ok = <-items:
+					// The rest of the window as any other's (naps until end, the queue drained).
+					got, c.steady, windowEnd = true, true, end
+				default:
+				}
+			}
+			if !got {
+				continue // (stopped or hurried: the top of the loop takes it from there)
+			}
+		} else if !p.stopped() { // a closed stop wins over queued items
+			c.steady = false
 			window, hurry := c.pendWait()
 			it, ok, got = c.wait(window, hurry)
 			if !got && !p.stopped() { // the gathered batches are due, or Hurry
@@ -606,7 +651,10 @@ func (c *captureLoop) run(low bool) loopEnd {
 		if c.window != nil {
 			c.window.Reset(p.opts.Coalesce)
 		}
-		windowEnd := time.Now().Add(p.opts.Coalesce)
+		if windowEnd.IsZero() {
+			windowEnd = time.Now().Add(p.opts.Coalesce)
+		}
+		napped := false // a nap of this window's returned: a line taken after it makes the next window steady
 	more:
 		for len(c.batch) < p.batchFrames && len(c.held) < maxHeldChunks && !p.stopped() && !c.cross {
 			select {
@@ -615,6 +663,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 					break more
 				}
 				c.take(it)
+				c.steady = c.steady || napped
 				continue
 			default:
 			}
@@ -631,6 +680,7 @@ func (c *captureLoop) run(low bool) loopEnd {
 				if !c.nap(windowEnd) {
 					break more
 				}
+				napped = true
 				continue
 			}
 			next, nok, got := c.wait(c.window.C, nil)
