@@ -211,3 +211,30 @@ func TestTimeCacheSameAsAppendTime(t *testing.T) {
 		t.Errorf("no cache: %q, want %q", got, want)
 	}
 }
+
+// TestAppendStringTextRuns: the escaper's run through text (sixteen bytes a round after
+// a clean word with a space) gives the byte-by-byte escaper's bytes wherever the run
+// starts, wherever the byte that ends it falls (a quote, a backslash, a control byte,
+// a multi-byte rune, an invalid byte) and whatever room dst has at its start.
+func TestAppendStringTextRuns(t *testing.T) {
+	text := []byte("The plugin maps each frame in one pass, and the host writes what it returns. ")
+	for _, end := range []string{`"`, `\`, "\n", "\x01", "é", "\xff", ""} {
+		for lead := range 9 {
+			for n := 0; n <= len(text); n++ {
+				b := append(append(append([]byte(`{"ab":12`)[:lead], text[:n]...), end...), text[:n/2]...)
+				for _, room := range []int{0, 7, 31, 200} {
+					for _, check := range []bool{false, true} {
+						if !check && !utf8.Valid(b) {
+							continue
+						}
+						got, gok := appendJSONString(make([]byte, 1, 1+room), b, check)
+						want, wok := appendJSONStringByByte([]byte{0}, b, check)
+						if gok != wok || string(got) != string(want) {
+							t.Fatalf("check=%v room=%d %q: got %q %v, want %q %v", check, room, b, got, gok, want, wok)
+						}
+					}
+				}
+			}
+		}
+	}
+}
