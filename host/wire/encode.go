@@ -78,24 +78,6 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 			m := jsonscan.EscapeMask(x)
 			if m == 0 {
 				i, n = i+8, n+8
-				// A clean word with a space in it is likely text, which runs on: sixteen
-				// bytes a round while both words are clean (one loop test and one room
-				// check for two). A JSON-RPC line's names and ids have no space and
-				// are soon followed by a quote.
-				if sp := x ^ (' ' * ones); (sp-ones)&^sp&highs == 0 {
-					continue
-				}
-				for i+16 <= len(s) && n+32 <= len(out) {
-					w := (*[16]byte)(s[i : i+16])
-					x0, x1 := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
-					if jsonscan.EscapeMask(x0)|jsonscan.EscapeMask(x1) != 0 {
-						break
-					}
-					o := (*[16]byte)(out[n : n+16])
-					binary.LittleEndian.PutUint64(o[:8], x0)
-					binary.LittleEndian.PutUint64(o[8:], x1)
-					i, n = i+16, n+16
-				}
 				continue
 			}
 			// A word whose only bytes to escape are quotes and backslashes (a JSON-RPC
@@ -104,17 +86,19 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 			if (x|^((x|highs)-0x20*ones))&highs == 0 {
 				q, bs := x^('"'*ones), x^('\\'*ones)
 				qb := ^((((q & lows) + lows) | q) & (((bs & lows) + lows) | bs)) & highs
-				at := 0
+				// The k-th escaped byte at p of the word goes to p+k of the output
+				// (p+k < 16: the mask keeps the stores inside o without a check).
+				o := (*[24]byte)(out[n : n+24])
+				k := 0
 				for qb != 0 {
 					p := bits.TrailingZeros64(qb) >> 3
-					n += p - at
-					out[n] = '\\'
-					n++
-					binary.LittleEndian.PutUint64((*[8]byte)(out[n : n+8])[:], x>>(8*p))
-					at = p
+					at := (p + k) & 15
+					o[at] = '\\'
+					binary.LittleEndian.PutUint64(o[at+1:at+9], x>>(8*p))
+					k++
 					qb &= qb - 1
 				}
-				i, n = i+8, n+8-at
+				i, n = i+8, n+8+k
 				continue
 			}
 			p := bits.TrailingZeros64(m) >> 3

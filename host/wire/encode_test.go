@@ -212,13 +212,14 @@ func TestTimeCacheSameAsAppendTime(t *testing.T) {
 	}
 }
 
-// TestAppendStringTextRuns: the escaper's run through text (sixteen bytes a round after
-// a clean word with a space) gives the byte-by-byte escaper's bytes wherever the run
-// starts, wherever the byte that ends it falls (a quote, a backslash, a control byte,
-// a multi-byte rune, an invalid byte) and whatever room dst has at its start.
-func TestAppendStringTextRuns(t *testing.T) {
+// TestAppendStringEveryPlace: the word-at-a-time escaper gives the byte-by-byte escaper's
+// bytes for text ended by each kind of byte (a quote, a backslash, a control byte, a
+// multi-byte rune, an invalid byte), at every place in a word and after every lead,
+// whatever room dst has; quotes and backslashes in runs of every length too (the
+// in-place escape of a word: up to eight backslashes added to it).
+func TestAppendStringEveryPlace(t *testing.T) {
 	text := []byte("The plugin maps each frame in one pass, and the host writes what it returns. ")
-	for _, end := range []string{`"`, `\`, "\n", "\x01", "é", "\xff", ""} {
+	for _, end := range []string{`"`, `\`, "\n", "\x01", "é", "\xff", "", `"\"\`, `\\\\\\\\\`, `a"b"c"d"`, `""""""""""`} {
 		for lead := range 9 {
 			for n := 0; n <= len(text); n++ {
 				b := append(append(append([]byte(`{"ab":12`)[:lead], text[:n]...), end...), text[:n/2]...)
