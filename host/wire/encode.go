@@ -86,17 +86,19 @@ func appendJSONString(dst, s []byte, check bool) (_ []byte, ok bool) {
 			if (x|^((x|highs)-0x20*ones))&highs == 0 {
 				q, bs := x^('"'*ones), x^('\\'*ones)
 				qb := ^((((q & lows) + lows) | q) & (((bs & lows) + lows) | bs)) & highs
-				at := 0
+				// The k-th escaped byte at p of the word goes to p+k of the output
+				// (p+k < 16: the mask keeps the stores inside o without a check).
+				o := (*[24]byte)(out[n : n+24])
+				k := 0
 				for qb != 0 {
 					p := bits.TrailingZeros64(qb) >> 3
-					n += p - at
-					out[n] = '\\'
-					n++
-					binary.LittleEndian.PutUint64((*[8]byte)(out[n : n+8])[:], x>>(8*p))
-					at = p
+					at := (p + k) & 15
+					o[at] = '\\'
+					binary.LittleEndian.PutUint64(o[at+1:at+9], x>>(8*p))
+					k++
 					qb &= qb - 1
 				}
-				i, n = i+8, n+8-at
+				i, n = i+8, n+8+k
 				continue
 			}
 			p := bits.TrailingZeros64(m) >> 3

@@ -211,3 +211,31 @@ func TestTimeCacheSameAsAppendTime(t *testing.T) {
 		t.Errorf("no cache: %q, want %q", got, want)
 	}
 }
+
+// TestAppendStringEveryPlace: the word-at-a-time escaper gives the byte-by-byte escaper's
+// bytes for text ended by each kind of byte (a quote, a backslash, a control byte, a
+// multi-byte rune, an invalid byte), at every place in a word and after every lead,
+// whatever room dst has; quotes and backslashes in runs of every length too (the
+// in-place escape of a word: up to eight backslashes added to it).
+func TestAppendStringEveryPlace(t *testing.T) {
+	text := []byte("The plugin maps each frame in one pass, and the host writes what it returns. ")
+	for _, end := range []string{`"`, `\`, "\n", "\x01", "é", "\xff", "", `"\"\`, `\\\\\\\\\`, `a"b"c"d"`, `""""""""""`} {
+		for lead := range 9 {
+			for n := 0; n <= len(text); n++ {
+				b := append(append(append([]byte(`{"ab":12`)[:lead], text[:n]...), end...), text[:n/2]...)
+				for _, room := range []int{0, 7, 31, 200} {
+					for _, check := range []bool{false, true} {
+						if !check && !utf8.Valid(b) {
+							continue
+						}
+						got, gok := appendJSONString(make([]byte, 1, 1+room), b, check)
+						want, wok := appendJSONStringByByte([]byte{0}, b, check)
+						if gok != wok || string(got) != string(want) {
+							t.Fatalf("check=%v room=%d %q: got %q %v, want %q %v", check, room, b, got, gok, want, wok)
+						}
+					}
+				}
+			}
+		}
+	}
+}

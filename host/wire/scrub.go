@@ -39,7 +39,8 @@ var (
 // A line that cannot spell the key is returned unchanged after a byte
 // check. Scrub never panics and never modifies line.
 func Scrub(line []byte) (out []byte, changed bool) {
-	if !mayHoldKey(line, keyMcpServers) && (len(line) > maxMetaLine || !mayHoldKey(line, keyMeta)) {
+	esc := notSearched
+	if !mayHoldKey(line, keyMcpServers, &esc) && (len(line) > maxMetaLine || !mayHoldKey(line, keyMeta, &esc)) {
 		return line, false
 	}
 	raw := bytes.TrimSpace(line)
@@ -52,7 +53,7 @@ func Scrub(line []byte) (out []byte, changed bool) {
 			return v, true
 		}
 	}
-	if !mayHoldKey(line, keyMcpServers) {
+	if !mayHoldKey(line, keyMcpServers, &esc) {
 		return line, false // _meta is walked on valid lines only
 	}
 	return cutUnparsed(line), true
@@ -137,16 +138,27 @@ var errTooDeep = errors.New("mcpServers nested too deep to scrub")
 
 // mayHoldServersKey reports whether b can spell mcpServers or _meta as a
 // JSON string (see mayHoldKey).
-func mayHoldServersKey(b []byte) bool { return mayHoldKey(b, keyMcpServers) || mayHoldKey(b, keyMeta) }
+func mayHoldServersKey(b []byte) bool {
+	esc := notSearched
+	return mayHoldKey(b, keyMcpServers, &esc) || mayHoldKey(b, keyMeta, &esc)
+}
+
+// notSearched: mayHoldKey has not looked for b's first \u yet.
+const notSearched = -2
 
 // mayHoldKey reports whether b can spell key as a JSON string: plainly (in
 // any case), in a quoted string with \u escapes that decodes to it, or in
-// one too broken to decode.
-func mayHoldKey(b, key []byte) bool {
+// one too broken to decode. *esc is the index of b's first \u (-1: none), or
+// notSearched: it is found once for every key looked for in the same b (on
+// text with escaped quotes and newlines the search stops at each backslash).
+func mayHoldKey(b, key []byte, esc *int) bool {
 	if indexFold(b, key) >= 0 {
 		return true
 	}
-	for i := bytes.Index(b, unicodeEscape); i >= 0; {
+	if *esc == notSearched {
+		*esc = bytes.Index(b, unicodeEscape)
+	}
+	for i := *esc; i >= 0; {
 		start := bytes.LastIndexByte(b[:i], '"')
 		end := stringEnd(b, i)
 		if start < 0 || end < 0 {
@@ -226,19 +238,27 @@ func indexFold(b, sub []byte) int {
 // foldAnchor is the index of sub's byte least frequent in English and JSON
 // text (a non-letter first: '_' of _meta).
 func foldAnchor(sub []byte) int {
-	const common = "etaoinsrhldcumfpgwybvkxjqz" // most frequent first
 	best, rank := 0, -1
 	for i, c := range sub {
-		r := len(common) + 1 // not a letter: rarest
-		if l := asciiLower(c); l >= 'a' && l <= 'z' {
-			r = strings.IndexByte(common, l)
-		}
-		if r > rank {
+		if r := int(rarity[c]); r > rank {
 			best, rank = i, r
 		}
 	}
 	return best
 }
+
+// rarity[c] ranks byte c for foldAnchor, a letter in either case by its place in common
+// (once for every byte: Scrub looks for its keys in every client line).
+var rarity = func() (t [256]uint8) {
+	const common = "etaoinsrhldcumfpgwybvkxjqz" // most frequent first
+	for c := range t {
+		t[c] = uint8(len(common) + 1) // not a letter: rarest
+		if l := asciiLower(byte(c)); l >= 'a' && l <= 'z' {
+			t[c] = uint8(strings.IndexByte(common, l))
+		}
+	}
+	return t
+}()
 
 func asciiLower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {

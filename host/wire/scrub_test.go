@@ -168,3 +168,30 @@ func TestIndexFoldMatchesEqualFold(t *testing.T) {
 		}
 	}
 }
+
+// TestMayHoldKeySharedEscapeSearch: the \u search Scrub makes once for both keys answers
+// as a search made afresh for each would, wherever the line's \u escapes are (before,
+// inside or after a spelling of a key, or none), for the second key as for the first.
+func TestMayHoldKeySharedEscapeSearch(t *testing.T) {
+	fresh := func(b, key []byte) bool {
+		esc := notSearched
+		return mayHoldKey(b, key, &esc)
+	}
+	pieces := []string{`"`, `\u`, `\u005f`, `\u006d`, `meta`, `mcp`, `Servers`, `_`, `_meta`, `"mcp\u0053ervers"`,
+		`"\u005fmeta"`, `x`, `\"`, `\\u`, " ", `"_m\u0065ta":1`, "\xff"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(9) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		for _, keys := range [][2][]byte{{keyMcpServers, keyMeta}, {keyMeta, keyMcpServers}} {
+			esc := notSearched
+			for _, key := range keys {
+				if got, want := mayHoldKey(b, key, &esc), fresh(b, key); got != want {
+					t.Fatalf("mayHoldKey(%q, %q) after %q = %v, want %v", b, key, keys[0], got, want)
+				}
+			}
+		}
+	}
+}
