@@ -237,7 +237,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 	// frames, rather than from a read of its own first (which lets an input
 	// converted before be found before anything else is read).
 	hashFirst := retainBytes <= 0 || hasConverted(opts.Store)
-	path, sum, size, cleanup, err := prepare(ctx, input, opts, hashFirst)
+	path, sum, whole, size, cleanup, err := prepare(ctx, input, opts, hashFirst)
 	if errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil) {
 		cleanup()
 		res.Interrupted = true // while spooling: nothing was written
@@ -292,7 +292,7 @@ func Convert(ctx context.Context, input string, opts Options) (*Result, error) {
 		return res, notReadable(err)
 	}
 	res.Source.Format, res.Source.Gzip = string(format), gz
-	once, err := readOnce(path, format, opts.MaxLine, retainBytes)
+	once, err := readOnce(path, format, opts.MaxLine, retainBytes, whole)
 	if err != nil {
 		return res, notReadable(err)
 	}
@@ -440,44 +440,53 @@ const DefaultMaxSpool = 4 << 30
 //
 // Without hash, a regular file is not read: its sum is nil and its size
 // the one it has now (standard input and other streams are hashed as they
-// are spooled, whatever hash says).
-func prepare(ctx context.Context, input string, opts Options, hash bool) (path string, sum []byte, size int64, cleanup func(), err error) {
+// are spooled, whatever hash says). With hash, a file the digest pass
+// would read whole (readWhole) is read whole here, and whole holds its
+// bytes, hashed: the pass digests them instead of reading the file again.
+func prepare(ctx context.Context, input string, opts Options, hash bool) (path string, sum []byte, whole *wholeInput, size int64, cleanup func(), err error) {
 	cleanup = func() {}
 	var src io.Reader
 	if input == "-" {
 		if opts.Stdin == nil {
-			return "", nil, 0, cleanup, errors.New("no standard input")
+			return "", nil, nil, 0, cleanup, errors.New("no standard input")
 		}
 		src = opts.Stdin
 	} else {
 		fi, err := os.Stat(input)
 		if err != nil {
-			return "", nil, 0, cleanup, err
+			return "", nil, nil, 0, cleanup, err
 		}
 		if fi.IsDir() {
-			return "", nil, 0, cleanup, errors.New("is a directory")
+			return "", nil, nil, 0, cleanup, errors.New("is a directory")
 		}
 		if fi.Mode().IsRegular() && !hash {
-			return input, nil, fi.Size(), cleanup, nil
+			return input, nil, nil, fi.Size(), cleanup, nil
 		}
 		if fi.Mode().IsRegular() {
+			whole, err := hashWhole(input, min(retainBytes, opts.MaxLine))
+			if err != nil {
+				return "", nil, nil, 0, cleanup, err
+			}
+			if whole != nil {
+				return input, whole.sum, whole, int64(len(whole.data)), cleanup, nil
+			}
 			sum, size, err := hashFile(input)
-			return input, sum, size, cleanup, err
+			return input, sum, nil, size, cleanup, err
 		}
 		f, err := os.Open(input) // a pipe or device: read it once
 		if err != nil {
-			return "", nil, 0, cleanup, err
+			return "", nil, nil, 0, cleanup, err
 		}
 		defer f.Close()
 		src = f
 	}
 	dir := filepath.Join(opts.Store.Root(), "tmp")
 	if err := private.MkdirAll(dir); err != nil {
-		return "", nil, 0, cleanup, fmt.Errorf("spool: %w", err)
+		return "", nil, nil, 0, cleanup, fmt.Errorf("spool: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, "convert-input-*")
 	if err != nil {
-		return "", nil, 0, cleanup, fmt.Errorf("spool: %w", err)
+		return "", nil, nil, 0, cleanup, fmt.Errorf("spool: %w", err)
 	}
 	cleanup = func() { os.Remove(tmp.Name()) }
 	h := sha256.New()
@@ -487,9 +496,9 @@ func prepare(ctx context.Context, input string, opts Options, hash bool) (path s
 	}
 	if err != nil {
 		cleanup()
-		return "", nil, 0, func() {}, fmt.Errorf("spool: %w", err)
+		return "", nil, nil, 0, func() {}, fmt.Errorf("spool: %w", err)
 	}
-	return tmp.Name(), h.Sum(nil), size, cleanup, nil
+	return tmp.Name(), h.Sum(nil), nil, size, cleanup, nil
 }
 
 // spool copies src to dst, stopping with an error when ctx ends, when

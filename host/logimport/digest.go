@@ -1,6 +1,7 @@
 package logimport
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -35,13 +36,42 @@ type onceRead struct {
 }
 
 // readOnce reads the input at path once: hash, frames digest, and the
-// frames while their lines total at most retain bytes.
-func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error) {
+// frames while their lines total at most retain bytes. A plain input of at
+// most retain and maxLine bytes is read whole (readWhole), its frames
+// sub-slices of its bytes, not copies; whole, when set, holds those bytes
+// read and hashed already (prepare), which are not read again.
+func readOnce(path string, format Format, maxLine, retain int, whole *wholeInput) (*onceRead, error) {
+	if whole != nil {
+		out, err := digestFrames(newMemScanner(whole.data, format, maxLine), retain)
+		if err != nil {
+			return nil, err
+		}
+		out.sum = whole.sum
+		return out, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	data, err := readWhole(f, min(retain, maxLine))
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		// One read and no copy; the bytes are hashed beside the parse.
+		sum := make(chan []byte, 1)
+		go func() {
+			d := sha256.Sum256(data)
+			sum <- d[:]
+		}()
+		out, err := digestFrames(newMemScanner(data, format, maxLine), retain)
+		if err != nil {
+			return nil, err
+		}
+		out.sum = <-sum
+		return out, nil
+	}
 	sum := newHashBehind()
 	defer sum.stop()
 	raw := io.TeeReader(f, sum)
@@ -49,9 +79,64 @@ func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error
 	if err != nil {
 		return nil, err
 	}
+	out, err := digestFrames(NewScanner(r, format, maxLine), retain)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(io.Discard, raw); err != nil {
+		return nil, err
+	}
+	out.sum = sum.sum()
+	return out, nil
+}
+
+// wholeInput is an input read whole, and its SHA-256.
+type wholeInput struct {
+	data, sum []byte
+}
+
+// hashWhole reads the file at path whole, as readOnce would (readWhole),
+// and hashes it; nil when readWhole does not read it whole.
+func hashWhole(path string, bound int) (*wholeInput, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readWhole(f, bound)
+	if data == nil || err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return &wholeInput{data: data, sum: sum[:]}, nil
+}
+
+// readWhole reads f whole when it is a plain (not gzip) file of at most
+// bound bytes, else returns nil with f at its start again.
+func readWhole(f *os.File, bound int) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(bound) || fi.Size() == 0 {
+		return nil, err
+	}
+	data := make([]byte, fi.Size()+1) // one more: a file that grew is not read whole
+	n, err := io.ReadFull(f, data)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, err
+	}
+	if n == len(data) || n < 2 || bytes.Equal(data[:2], gzipMagic) {
+		_, err := f.Seek(0, io.SeekStart)
+		return nil, err
+	}
+	return data[:n:n], nil
+}
+
+// digestFrames reads s to its end: the frames digest, and the frames while
+// their lines total at most retain bytes.
+func digestFrames(s *Scanner, retain int) (*onceRead, error) {
 	h := newHashBehind()
 	defer h.stop()
-	s := NewScanner(r, format, maxLine)
 	out := &onceRead{}
 	keep := retain > 0
 	held := 0
@@ -87,10 +172,7 @@ func readOnce(path string, format Format, maxLine, retain int) (*onceRead, error
 		h.Write(it.Line)
 		h.Write([]byte{'\n'})
 	}
-	if _, err := io.Copy(io.Discard, raw); err != nil {
-		return nil, err
-	}
-	out.sum, out.frames = sum.sum(), hex.EncodeToString(h.sum())
+	out.frames = hex.EncodeToString(h.sum())
 	out.lines, out.blank = s.Lines, s.Blank
 	return out, nil
 }

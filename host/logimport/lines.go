@@ -22,12 +22,24 @@ type lineReader struct {
 	max  int
 	line int
 	eof  bool
+	// mem, when set, is the whole input, no longer than max (so no line is
+	// too long): its lines are sub-slices of it, not copies (newMemLines).
+	mem []byte
+	pos int
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	lr := jsonl.NewReader(r, max)
 	lr.SkipLong, lr.TrimCR = true, true
 	return &lineReader{lr: lr, max: max}
+}
+
+// newMemLines reads the lines of data, the whole of a decompressed input
+// of at most max bytes, by jsonl's rules as newLineReader does (a CR
+// before the LF dropped, a final line without LF a line): none can be
+// longer than max.
+func newMemLines(data []byte, max int) *lineReader {
+	return &lineReader{mem: data, max: max}
 }
 
 // next returns the next line without its LF (and without a CR before it),
@@ -37,6 +49,9 @@ func newLineReader(r io.Reader, max int) *lineReader {
 func (l *lineReader) next() (line []byte, n int, tooLong bool, err error) {
 	if l.eof {
 		return nil, 0, false, io.EOF
+	}
+	if l.mem != nil {
+		return l.nextMem()
 	}
 	b, err := l.lr.Next()
 	var tl *jsonl.LineTooLongError
@@ -61,6 +76,27 @@ func (l *lineReader) next() (line []byte, n int, tooLong bool, err error) {
 	default:
 		return nil, 0, false, err
 	}
+}
+
+// nextMem is next for a lineReader over mem: each line is capped at its
+// end, so that an append to it cannot write over the next one.
+func (l *lineReader) nextMem() (line []byte, n int, tooLong bool, err error) {
+	rest := l.mem[l.pos:]
+	if len(rest) == 0 {
+		l.eof = true
+		return nil, 0, false, io.EOF
+	}
+	i := bytes.IndexByte(rest, '\n')
+	if i < 0 {
+		l.eof = true // a final line without LF
+		i = len(rest)
+		l.pos = len(l.mem)
+	} else {
+		l.pos += i + 1
+	}
+	l.line++
+	b := bytes.TrimSuffix(rest[:i:i], []byte{'\r'})
+	return b, len(b), false, nil
 }
 
 // countingReader counts the bytes read through it, for progress.

@@ -18,7 +18,7 @@ func BenchmarkReadOnce(b *testing.B) {
 	in := filepath.Join(b.TempDir(), "v1.jsonl")
 	b.SetBytes(writeSyntheticLog(b, in, int64(mib)<<20))
 	for b.Loop() {
-		if _, err := readOnce(in, "", DefaultMaxLine, retainBytes); err != nil {
+		if _, err := readOnce(in, "", DefaultMaxLine, retainBytes, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -115,11 +115,11 @@ func TestReadOnceKeepsWithinBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := readOnce(in, "", DefaultMaxLine, 32<<20)
+	all, err := readOnce(in, "", DefaultMaxLine, 32<<20, nil)
 	if err != nil || all.kept == nil || !bytes.Equal(all.sum, want) {
 		t.Fatalf("kept %v, sum ok %v: %v", all.kept != nil, bytes.Equal(all.sum, want), err)
 	}
-	none, err := readOnce(in, "", DefaultMaxLine, 8<<10)
+	none, err := readOnce(in, "", DefaultMaxLine, 8<<10, nil)
 	if err != nil || none.kept != nil || none.skips != nil || !bytes.Equal(none.sum, want) || none.frames != all.frames {
 		t.Fatalf("over the bound: kept %v, same digest %v: %v", none.kept != nil, none.frames == all.frames, err)
 	}

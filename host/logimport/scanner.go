@@ -129,6 +129,13 @@ func NewScanner(r io.Reader, format Format, maxLine int) *Scanner {
 	return &Scanner{lr: newLineReader(r, maxLine), format: format, dirs: newDirections(pendingCap)}
 }
 
+// newMemScanner reads data, the whole of a decompressed input of at most
+// maxLine bytes, as NewScanner reads it from a reader; its frames' lines
+// are sub-slices of data whatever Borrow says (valid while data is).
+func newMemScanner(data []byte, format Format, maxLine int) *Scanner {
+	return &Scanner{lr: newMemLines(data, maxLine), format: format, dirs: newDirections(pendingCap)}
+}
+
 // Format returns the input's layout, "" until the first ACP line.
 func (s *Scanner) Format() Format { return s.format }
 
@@ -603,7 +610,10 @@ func (s *Scanner) frameLine(no int, line []byte, p *probe) {
 	if !ok {
 		kind = TimeSynthetic
 	}
-	if !s.Borrow {
+	switch {
+	case s.lr.mem != nil:
+		line = line[:len(line):len(line)] // data's; an append to it copies
+	case !s.Borrow:
 		line = s.own(line)
 	}
 	s.push(no, dir, line, at, kind)
