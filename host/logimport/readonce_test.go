@@ -25,14 +25,7 @@ import (
 // pipeline.OfflineBatchFrames (offlineBatch).
 func TestReadOnceSameStore(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "v1.jsonl")
-	writeSyntheticLog(t, in, 192<<10)
-	raw, _ := os.ReadFile(in)
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	zw.Write(raw)
-	zw.Close()
-	gz := writeFile(t, dir, "v1.jsonl.gz", zb.Bytes())
+	in, gz, raw := syntheticPair(t, dir, 192<<10)
 	// Skipped lines among the frames: not JSON, a bad direction, a blank line.
 	lines := strings.SplitAfter(string(raw), "\n")
 	var mixed strings.Builder
@@ -126,4 +119,18 @@ func TestReadOnceKeepsWithinBound(t *testing.T) {
 	if all.nkept == 0 || none.lines != all.lines {
 		t.Fatalf("%d frames kept, lines %d and %d", all.nkept, all.lines, none.lines)
 	}
+}
+
+// syntheticPair writes a synthetic v1 log of about size bytes to dir and
+// its gzip beside it: the same frames in two containers.
+func syntheticPair(t *testing.T, dir string, size int64) (in, gz string, raw []byte) {
+	t.Helper()
+	in = filepath.Join(dir, "v1.jsonl")
+	writeSyntheticLog(t, in, size)
+	raw, _ = os.ReadFile(in)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(raw)
+	zw.Close()
+	return in, writeFile(t, dir, "v1.jsonl.gz", zb.Bytes()), raw
 }

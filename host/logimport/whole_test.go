@@ -2,7 +2,6 @@ package logimport
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"errors"
 	"io"
@@ -96,14 +95,7 @@ func TestDigestWholeSameAsStream(t *testing.T) {
 // start; readOnce's hash of one read whole is the file's.
 func TestReadWhole(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "v1.jsonl")
-	writeSyntheticLog(t, in, 16<<10)
-	raw, _ := os.ReadFile(in)
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	zw.Write(raw)
-	zw.Close()
-	gz := writeFile(t, dir, "v1.jsonl.gz", zb.Bytes())
+	in, gz, raw := syntheticPair(t, dir, 16<<10)
 	empty := writeFile(t, dir, "empty", nil)
 	for _, c := range []struct {
 		path  string
