@@ -48,6 +48,11 @@ type fastPath struct {
 	// either stays what it was written as even when a later append moves
 	// the buffer.
 	diffs, items []byte
+	// copied are the string values of the frame a rewritten tool call
+	// update copies (its diffs' texts), in the order it holds them: its
+	// hint's Copied (the engine's parse takes them from the wire frame's
+	// tape). Like out, written again for the next frame's.
+	copied []jsonscan.Ent
 }
 
 // Bounds of the scratch kept from one frame to the next: a larger buffer,
@@ -72,7 +77,7 @@ func (fp *fastPath) release() {
 	if cap(fp.items) > maxKeptBuf {
 		fp.items = nil
 	}
-	fp.diffs, fp.items = fp.diffs[:0], fp.items[:0]
+	fp.diffs, fp.items, fp.copied = fp.diffs[:0], fp.items[:0], fp.copied[:0]
 	if cap(fp.ms) > maxKeptMembers {
 		fp.ms = nil
 	}
@@ -395,7 +400,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	}
 	var hint acpasr.Hint
 	if content != nil {
-		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
+		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}, Copied: fp.copied}
 	}
 	ovs := []member{{[]byte("sessionUpdate"), rawString("tool_call_update")}}
 	if content != nil {
@@ -416,6 +421,7 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		return nil, false, true
 	}
 	var typ, path, newText, oldText []byte
+	var newEnt, oldEnt jsonscan.Ent
 	for _, m := range tp.Entries(it) {
 		switch string(tp.Key(m)) {
 		case "type":
@@ -423,9 +429,9 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		case "path":
 			path = tp.Bytes(m)
 		case "newText":
-			newText = tp.Bytes(m)
+			newText, newEnt = tp.Bytes(m), m
 		case "oldText":
-			oldText = tp.Bytes(m)
+			oldText, oldEnt = tp.Bytes(m), m
 		}
 	}
 	if typ == nil || !isString(typ) {
@@ -445,10 +451,20 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 	}
 	op := "add"
 	meta := []member{{[]byte(MetaNewText), newText}}
+	texts := []jsonscan.Ent{newEnt}
 	if oldText != nil && isString(oldText) {
 		op = "modify"
 		meta = append(meta, member{[]byte(MetaOldText), oldText})
+		// The texts in the order the sorted _meta writes them.
+		if MetaOldText < MetaNewText {
+			texts = []jsonscan.Ent{oldEnt, newEnt}
+		} else {
+			texts = append(texts, oldEnt)
+		}
 	}
+	// The item's texts come after the items before it, and nothing else
+	// the rewrite copies is a known text.
+	fp.copied = append(fp.copied, texts...)
 	metaJS := fp.sorted(meta)
 	change := fp.sorted([]member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
 	n := len(fp.diffs)
