@@ -143,6 +143,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil
+	c.ft.forget()
 	c.ft.poisonLent()
 	return c.take(), nil
 }
@@ -171,6 +172,7 @@ func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Transla
 	})
 	c.safely(c.snapshotRipe)
 	c.cur = nil
+	c.ft.forget()
 	c.ft.poisonLent()
 	return c.take(), nil
 }

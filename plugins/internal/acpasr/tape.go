@@ -201,6 +201,11 @@ func (ft *frameTape) parseFrom(f, wire *sdk.Frame, copied []jsonscan.Ent) bool {
 	return ft.ok
 }
 
+// forget drops the frame the tape holds: a translator's frames (and
+// their bytes) may lie at the same address frame after frame, and a later
+// one is not the frame parsed.
+func (ft *frameTape) forget() { ft.f, ft.ok = nil, false }
+
 // holds reports whether the tape is f's, unchanged.
 func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 	return ft.ok && ft.f == f && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0])
