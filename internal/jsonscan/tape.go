@@ -56,18 +56,61 @@ const MaxTapeDepth = 500
 // MaxTapeDepth, text of 1 GiB or more. String values are checked as
 // encoding/json checks them (escapes, control characters) and not decoded.
 func (t *Tape) Parse(b []byte) bool {
+	ok, _ := t.parse(b, nil, nil)
+	return ok
+}
+
+// parse is Parse, taking the copies of known (ParseWith's, checked).
+func (t *Tape) parse(b []byte, src *Tape, known []Ent) (bool, int) {
 	t.Release() // the buffers a large value grew are not kept for the next one
 	t.B, t.Ents, t.Conts, t.stk, t.badUTF8, t.newline = b, t.Ents[:0], t.Conts[:0], t.stk[:0], false, false
 	if len(b) >= 1<<30 {
-		return false
+		return false, 0
 	}
-	p := tapeParser{t: t, b: b}
+	p := tapeParser{t: t, b: b, known: known}
+	if known != nil {
+		p.src = src.B
+	}
 	i := p.space(0)
 	e, i, ok := p.value(i, 0)
 	if !ok || p.space(i) != len(b) {
-		return false
+		return false, p.taken
 	}
 	t.root = e
+	return true, p.taken
+}
+
+// ParseWith is Parse of b, a text that copies string values of src, a
+// tape Parse took (true) of other text: known are those values, src's
+// string entries, in the order their copies appear among b's string
+// values. A string value of b that is byte for byte the next of known is
+// taken without scanning it again (src found it well formed, and its end
+// is its first unescaped quote, so a scan would end there too); any other
+// is scanned as Parse scans it. So the tape is Parse's whatever known
+// holds; known is ignored when src is t, when src's text is not valid
+// UTF-8 (a copy's bytes would need a look), or when one of them is not a
+// string entry of src. taken is how many of known were taken.
+func (t *Tape) ParseWith(b []byte, src *Tape, known []Ent) (ok bool, taken int) {
+	if src == t || !src.ValidUTF8() || !src.stringEnts(known) {
+		known = nil
+	}
+	return t.parse(b, src, known)
+}
+
+// stringEnts reports whether every one of es is a string value in t.Ents.
+func (t *Tape) stringEnts(es []Ent) bool {
+next:
+	for _, e := range es {
+		if e.C >= 0 || e.V0 < 0 || e.V1 > int32(len(t.B)) || e.V0 >= e.V1 || t.B[e.V0] != '"' {
+			return false
+		}
+		for _, m := range t.Ents {
+			if m.V0 == e.V0 && m.V1 == e.V1 {
+				continue next
+			}
+		}
+		return false
+	}
 	return true
 }
 
@@ -124,6 +167,23 @@ func (t *Tape) Member(e Ent, k string) (Ent, bool) {
 type tapeParser struct {
 	t *Tape
 	b []byte
+	// src and known are ParseWith's; taken counts the values of known
+	// taken so far, known[taken] the next one looked for.
+	src   []byte
+	known []Ent
+	taken int
+}
+
+// copied returns the end of the string value at b[i] (a '"') when it is
+// known[taken], byte for byte, and takes it.
+func (p *tapeParser) copied(i int) (int, bool) {
+	k := p.known[p.taken]
+	s := p.src[k.V0:k.V1]
+	if len(p.b)-i < len(s) || string(p.b[i:i+len(s)]) != string(s) {
+		return i, false
+	}
+	p.taken++
+	return i + len(s), true
 }
 
 // space is SkipSpace(p.b, i), noting a newline (Tape.Newline); most
@@ -165,6 +225,11 @@ func (p *tapeParser) value(i, depth int) (Ent, int, bool) {
 			i, ok = p.array(i, depth+1, e.C)
 		}
 	case c == '"':
+		if p.taken < len(p.known) {
+			if i, ok = p.copied(i); ok {
+				break
+			}
+		}
 		var hi bool
 		j := i
 		if i, _, hi, ok = scanString(b, i); ok && hi && !utf8.Valid(b[j+1:i-1]) {
@@ -238,17 +303,23 @@ func (p *tapeParser) object(i, depth int, idx int32) (int, bool) {
 		var e Ent
 		if i < len(b) && b[i] == '"' {
 			// A string value (most are), as value parses it, without the call;
-			// a plain one as the name above.
+			// a plain one as the name above; one ParseWith knows of, as it is.
 			j := i
-			if i = skipASCII(b, j+1); i < len(b) && b[i] == '"' {
-				i++
-			} else {
-				k := i
-				if i, _, hi, ok = scanString(b, k-1); !ok {
-					return i, false
-				}
-				if hi && !utf8.Valid(b[k:i-1]) {
-					t.badUTF8 = true
+			took := false
+			if p.taken < len(p.known) {
+				i, took = p.copied(j)
+			}
+			if !took {
+				if i = skipASCII(b, j+1); i < len(b) && b[i] == '"' {
+					i++
+				} else {
+					k := i
+					if i, _, hi, ok = scanString(b, k-1); !ok {
+						return i, false
+					}
+					if hi && !utf8.Valid(b[k:i-1]) {
+						t.badUTF8 = true
+					}
 				}
 			}
 			e = Ent{V0: int32(j), V1: int32(i), C: -1}

@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -243,4 +245,112 @@ func TestTapeNewline(t *testing.T) {
 		"{\"a\"\n:1}", "{\"a\":\n1}", "{\"a\":1\n}", "{\"a\":1 ,\t\n\"b\":2}", "[1,\n2]", "[\n]", "{\r\t }", "\"x\"\n", " 1 "} {
 		checkTape(t, []byte(s))
 	}
+}
+
+// sameTape fails unless got is the tape want is (the same text parsed).
+func sameTape(t *testing.T, name string, got, want *Tape) {
+	t.Helper()
+	if !slices.Equal(got.Ents, want.Ents) || !slices.Equal(got.Conts, want.Conts) || got.Root() != want.Root() ||
+		got.ValidUTF8() != want.ValidUTF8() || got.Newline() != want.Newline() {
+		t.Fatalf("%s: ParseWith's tape %+v %+v root %+v utf8 %v newline %v, Parse's %+v %+v root %+v utf8 %v newline %v", name,
+			got.Ents, got.Conts, got.Root(), got.ValidUTF8(), got.Newline(), want.Ents, want.Conts, want.Root(), want.ValidUTF8(), want.Newline())
+	}
+}
+
+// stringsInOrder are tp's string entries in the order they appear in its text.
+func stringsInOrder(tp *Tape) []Ent {
+	var es []Ent
+	for _, e := range tp.Ents {
+		if e.C < 0 && tp.B[e.V0] == '"' {
+			es = append(es, e)
+		}
+	}
+	if r := tp.Root(); r.C < 0 && len(tp.B) > 0 && tp.B[r.V0] == '"' {
+		es = append(es, r) // the root is no entry of a container: not taken
+	}
+	slices.SortFunc(es, func(a, b Ent) int { return int(a.V0 - b.V0) })
+	return es
+}
+
+// TestParseWith: a text that copies another's strings gets Parse's tape
+// from ParseWith, whatever it is told is copied, and the strings it is
+// told of in order are taken without a scan.
+func TestParseWith(t *testing.T) {
+	check := func(name string, b []byte, src *Tape, known []Ent, wantTaken int) {
+		t.Helper()
+		var want, got Tape
+		wantOK := want.Parse(b)
+		ok, taken := got.ParseWith(b, src, known)
+		if ok != wantOK {
+			t.Fatalf("%s: ParseWith %v, Parse %v", name, ok, wantOK)
+		}
+		if ok {
+			sameTape(t, name, &got, &want)
+		}
+		if taken != wantTaken {
+			t.Fatalf("%s: %d of %d taken, want %d", name, taken, len(known), wantTaken)
+		}
+	}
+	// Every case as its own copy: the root string aside, all its strings are taken.
+	for _, c := range append(append([]string{}, tapeCases...), plainThenSpecial...) {
+		var src Tape
+		if !src.Parse([]byte(c)) || !src.ValidUTF8() {
+			continue
+		}
+		known := stringsInOrder(&src)
+		n := len(known)
+		if r := src.Root(); r.C < 0 {
+			known, n = nil, 0 // the root is not an entry: refused
+		}
+		check(c, []byte(c), &src, known, n)
+	}
+	// A rewrite: the copies in another order, at other places, other depths.
+	var src Tape
+	srcText := []byte(`{"a":"x\ny","b":["p\"q",1],"c":"` + strings.Repeat(`line\n\t\"quoted\" é `, 40) + `","d":{"e":"plain"}}`)
+	if !src.Parse(srcText) {
+		t.Fatal("the source does not parse")
+	}
+	a, _ := src.Member(src.Root(), "a")
+	c, _ := src.Member(src.Root(), "c")
+	bArr, _ := src.Member(src.Root(), "b")
+	pq := src.Entries(bArr)[0]
+	d, _ := src.Member(src.Root(), "d")
+	e, _ := src.Member(d, "e")
+	rewrite := func(parts ...Ent) []byte {
+		out := []byte(`{"z":[`)
+		for i, p := range parts {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `{"k":`...)
+			out = append(out, src.Bytes(p)...)
+			out = append(out, '}')
+		}
+		return append(out, `],"y":"not copied","x":[[`+string(src.Bytes(a))+`]]}`...)
+	}
+	b := rewrite(c, pq, e)
+	check("in order", b, &src, []Ent{c, pq, e, a}, 4)
+	check("a prefix", b, &src, []Ent{c, pq}, 2)
+	check("out of order", b, &src, []Ent{pq, c, e, a}, 1) // c is not met after pq's copy: e and a wait behind it
+	check("none", b, &src, nil, 0)
+	check("a container", b, &src, []Ent{c, bArr}, 0)
+	check("not an entry", b, &src, []Ent{c, {V0: a.V0, V1: a.V0 + 3, C: -1}}, 0)
+	check("out of range", b, &src, []Ent{c, {V0: 1, V1: int32(len(srcText) + 9), C: -1}}, 0)
+	var self Tape
+	self.Parse(srcText)
+	sa, _ := self.Member(self.Root(), "a")
+	if ok, taken := self.ParseWith(srcText, &self, []Ent{sa}); !ok || taken != 0 {
+		t.Fatalf("the tape itself as its source: %v, %d taken", ok, taken)
+	}
+	// A copy followed by what Parse refuses, and one cut short.
+	check("then junk", append(rewrite(c)[:len(rewrite(c))-1], ','), &src, []Ent{c, a}, 2)
+	cut := rewrite(c)
+	check("cut", cut[:len(`{"z":[{"k":`)+len(src.Bytes(c))-2], &src, []Ent{c}, 0)
+	// A source with invalid UTF-8: its strings are scanned (the copy's need the look).
+	var bad Tape
+	badText := []byte("{\"a\":\"\xff\",\"b\":\"ok\"}")
+	if !bad.Parse(badText) || bad.ValidUTF8() {
+		t.Fatal("the invalid source")
+	}
+	check("invalid UTF-8", badText, &bad, stringsInOrder(&bad), 0)
 }

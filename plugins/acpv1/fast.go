@@ -48,6 +48,21 @@ type fastPath struct {
 	// either stays what it was written as even when a later append moves
 	// the buffer.
 	diffs, items []byte
+	// copied are the string values of the frame a rewritten tool call
+	// update copies (its diffs' texts), in the order it holds them: its
+	// hint's Copied (the engine's parse takes them from the wire frame's
+	// tape). Like out, written again for the next frame's.
+	copied []jsonscan.Ent
+	// list is the translated frames of the frame (translated), written
+	// again for the next frame's, as out: not one allocation a frame. A
+	// test binary zeroes it once the frame is mapped (spent).
+	list []acpasr.Translated
+}
+
+// translated is the fast path's list of the frame's translated frames, trs.
+func (fp *fastPath) translated(trs ...acpasr.Translated) []acpasr.Translated {
+	fp.list = append(fp.list[:0], trs...)
+	return fp.list
 }
 
 // Bounds of the scratch kept from one frame to the next: a larger buffer,
@@ -72,7 +87,7 @@ func (fp *fastPath) release() {
 	if cap(fp.items) > maxKeptBuf {
 		fp.items = nil
 	}
-	fp.diffs, fp.items = fp.diffs[:0], fp.items[:0]
+	fp.diffs, fp.items, fp.copied = fp.diffs[:0], fp.items[:0], fp.copied[:0]
 	if cap(fp.ms) > maxKeptMembers {
 		fp.ms = nil
 	}
@@ -178,11 +193,11 @@ func (t *translator) fastFrame(f *sdk.Frame) (list []acpasr.Translated, ok bool)
 		if isMode {
 			s.mode = mode
 		}
-		return []acpasr.Translated{{Frame: *f}}, true
+		return t.fast.translated(acpasr.Translated{Frame: *f}), true
 	}
 	// Kinds ACP v2 has with the same shape go to the engine as they are.
 	t.session(sid).updates = true
-	return []acpasr.Translated{{Frame: *f}}, true
+	return t.fast.translated(acpasr.Translated{Frame: *f}), true
 }
 
 // fastPlan is update's plan on the tape: plan_update of the session's one
@@ -205,7 +220,7 @@ func (t *translator) fastPlan(f *sdk.Frame, sid string, root, params, upd jsonsc
 	s.updates = true
 	out := *f
 	out.Data = fp.rewriteParams(root, params, member{[]byte("update"), u})
-	return []acpasr.Translated{{Frame: out}}, true
+	return t.fast.translated(acpasr.Translated{Frame: out}), true
 }
 
 // fastReply is reply on the tape for a response the translator has
@@ -224,7 +239,7 @@ func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result
 	k := pendingKey{f.ReplyTo, string(raw)}
 	p, ok := t.pending[k]
 	if !ok || f.ReplyTo == 0 {
-		return []acpasr.Translated{{Frame: *f}}, true
+		return t.fast.translated(acpasr.Translated{Frame: *f}), true
 	}
 	if p.method != "session/prompt" || isErr || !plain(p.session) {
 		return nil, false
@@ -252,7 +267,7 @@ func (t *translator) fastReply(f *sdk.Frame, id jsonscan.Ent, hasID bool, result
 	data = append(data, p.session...)
 	data = append(data, `","update":`...)
 	data = append(append(data, u...), "}}"...)
-	return []acpasr.Translated{{Frame: sdk.Frame{Kind: sdk.KindLine, Seq: f.Seq, Dir: sdk.A2C, At: f.At, Data: data}}}, true
+	return t.fast.translated(acpasr.Translated{Frame: sdk.Frame{Kind: sdk.KindLine, Seq: f.Seq, Dir: sdk.A2C, At: f.At, Data: data}}), true
 }
 
 // fastPrompt is call's session/prompt on the tape: the prompt, and v2's
@@ -288,7 +303,7 @@ func (t *translator) fastPrompt(f *sdk.Frame, id jsonscan.Ent, hasID bool, param
 	resp = append(append(resp, msgID...), "}}"...)
 	taken := *f
 	taken.Dir, taken.Data, taken.ReplyTo, taken.ReplyToMethod = sdk.A2C, resp, f.Seq, "session/prompt"
-	return []acpasr.Translated{{Frame: *f}, t.withMessageHint(s, taken, p.prompt)}, true
+	return t.fast.translated(acpasr.Translated{Frame: *f}, t.withMessageHint(s, taken, p.prompt)), true
 }
 
 // fastPermission is call's session/request_permission on the tape: the
@@ -302,7 +317,7 @@ func (t *translator) fastPermission(f *sdk.Frame, root, params jsonscan.Ent) ([]
 	subject := appendSorted(nil, []member{{[]byte("type"), rawString("tool_call")}, {[]byte("toolCall"), fp.tp.Bytes(tc)}})
 	out := *f
 	out.Data = fp.rewriteParams(root, params, member{[]byte("toolCall"), nil}, member{[]byte("subject"), subject})
-	return []acpasr.Translated{{Frame: out}}, true
+	return t.fast.translated(acpasr.Translated{Frame: out}), true
 }
 
 // fastChunk is messageChunk on the tape.
@@ -334,7 +349,7 @@ func (t *translator) fastChunk(f *sdk.Frame, sid, kind string, root, params, upd
 	msg := s.chunk(kind, native, func(id string) bool { return t.eng.HasPrompt(s.id, id) })
 	// The frame passes through: plainKeys and the tape's refusals are
 	// regularUpdate's conditions, so the engine is told the id instead.
-	return []acpasr.Translated{t.withChunkHint(s, *f, native, msg)}, true
+	return t.fast.translated(t.withChunkHint(s, *f, native, msg)), true
 }
 
 // fastTool is toolCall on the tape.
@@ -391,11 +406,11 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	s := t.session(sid)
 	s.updates = true
 	if !changed {
-		return []acpasr.Translated{{Frame: *f}}, true
+		return t.fast.translated(acpasr.Translated{Frame: *f}), true
 	}
 	var hint acpasr.Hint
 	if content != nil {
-		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}}
+		hint = acpasr.Hint{Session: s.id, Lossy: []string{asr.LossV1DiffOperations}, Copied: fp.copied}
 	}
 	ovs := []member{{[]byte("sessionUpdate"), rawString("tool_call_update")}}
 	if content != nil {
@@ -404,7 +419,7 @@ func (t *translator) fastTool(f *sdk.Frame, sid, kind string, root, params, upd 
 	data := fp.rewrite(root, params, upd, ovs...)
 	out := *f
 	out.Data = data
-	return []acpasr.Translated{{Frame: out, Hint: hint}}, true
+	return t.fast.translated(acpasr.Translated{Frame: out, Hint: hint}), true
 }
 
 // v1Diff is the package's v1Diff on the tape: the v2 diff an item becomes
@@ -416,6 +431,7 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		return nil, false, true
 	}
 	var typ, path, newText, oldText []byte
+	var newEnt, oldEnt jsonscan.Ent
 	for _, m := range tp.Entries(it) {
 		switch string(tp.Key(m)) {
 		case "type":
@@ -423,9 +439,9 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 		case "path":
 			path = tp.Bytes(m)
 		case "newText":
-			newText = tp.Bytes(m)
+			newText, newEnt = tp.Bytes(m), m
 		case "oldText":
-			oldText = tp.Bytes(m)
+			oldText, oldEnt = tp.Bytes(m), m
 		}
 	}
 	if typ == nil || !isString(typ) {
@@ -445,10 +461,20 @@ func (fp *fastPath) v1Diff(it jsonscan.Ent) (d []byte, isDiff, ok bool) {
 	}
 	op := "add"
 	meta := []member{{[]byte(MetaNewText), newText}}
+	texts := []jsonscan.Ent{newEnt}
 	if oldText != nil && isString(oldText) {
 		op = "modify"
 		meta = append(meta, member{[]byte(MetaOldText), oldText})
+		// The texts in the order the sorted _meta writes them.
+		if MetaOldText < MetaNewText {
+			texts = []jsonscan.Ent{oldEnt, newEnt}
+		} else {
+			texts = append(texts, oldEnt)
+		}
 	}
+	// The item's texts come after the items before it, and nothing else
+	// the rewrite copies is a known text.
+	fp.copied = append(fp.copied, texts...)
 	metaJS := fp.sorted(meta)
 	change := fp.sorted([]member{{[]byte("operation"), rawString(op)}, {[]byte("path"), rawString(p)}, {[]byte("_meta"), metaJS}})
 	n := len(fp.diffs)
@@ -515,6 +541,7 @@ func (fp *fastPath) spent() {
 		for i := range fp.out {
 			fp.out[i] = '\x00'
 		}
+		clear(fp.list[:cap(fp.list)])
 	}
 	if cap(fp.out) > maxKeptBuf {
 		fp.out = nil // a large frame's: not kept for the small ones after it

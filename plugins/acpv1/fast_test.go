@@ -72,6 +72,8 @@ func diffPaths(t testing.TB, mode sdk.Mode, frames []sdk.Frame) int {
 		}
 		for j := range lf {
 			a, b := lf[j], ls[j]
+			copiesTaken(t, where, frames[i].Data, a)
+			a.Hint.Copied = nil // the fast path's alone: the parse is the same without (jsonscan's TestParseWith)
 			if !bytes.Equal(a.Frame.Data, b.Frame.Data) || a.Frame.Dir != b.Frame.Dir || a.Frame.Seq != b.Frame.Seq ||
 				a.Frame.Kind != b.Frame.Kind || !a.Frame.At.Equal(b.Frame.At) || a.Frame.ReplyTo != b.Frame.ReplyTo ||
 				a.Frame.ReplyToMethod != b.Frame.ReplyToMethod || !reflect.DeepEqual(a.Hint, b.Hint) {
@@ -94,6 +96,25 @@ func diffPaths(t testing.TB, mode sdk.Mode, frames []sdk.Frame) int {
 		t.Fatalf("Finish outputs differ:\nfast    %s\ngeneral %s", outText(ef), outText(es))
 	}
 	return took
+}
+
+// copiesTaken fails unless every string value tr's hint says the frame
+// copies from wire (Hint.Copied) is taken by the engine's parse of it,
+// where the tape is the same as Parse's.
+func copiesTaken(t testing.TB, where string, wire []byte, tr acpasr.Translated) {
+	t.Helper()
+	if len(tr.Hint.Copied) == 0 {
+		return
+	}
+	var src, got, want jsonscan.Tape
+	if !src.Parse(wire) {
+		t.Fatalf("%s: copies named in a frame the tape does not take", where)
+	}
+	ok, taken := got.ParseWith(tr.Frame.Data, &src, tr.Hint.Copied)
+	if !ok || taken != len(tr.Hint.Copied) || !want.Parse(tr.Frame.Data) ||
+		!slices.Equal(got.Ents, want.Ents) || !slices.Equal(got.Conts, want.Conts) {
+		t.Fatalf("%s: %d of the %d copies the hint names taken (parse %v) in %s", where, taken, len(tr.Hint.Copied), ok, tr.Frame.Data)
+	}
 }
 
 func sameOutputs(a, b []sdk.Output) bool {
@@ -411,5 +432,28 @@ func TestSortMembers(t *testing.T) {
 				t.Fatalf("n=%d: %q, want %q", n, ms, want)
 			}
 		}
+	}
+}
+
+// TestDiffFrameCopies: the fast path's translation of a v1 diff names the
+// texts it copies (Hint.Copied), every one taken by the engine's parse, so
+// that the texts are not scanned a second time.
+func TestDiffFrameCopies(t *testing.T) {
+	for _, old := range []string{`"oldText":"a\n\"b\"\n",`, ``} {
+		line := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}},{"type":"diff","path":"/a.go",` + old + `"newText":"c\n\td\n"},{"type":"diff","path":"/b.go","newText":"e\\f"}]}}}`
+		tr, err := New().Start(context.Background(), startReq(sdk.ModeConvert, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := sdk.Frame{Seq: 1, Dir: sdk.A2C, Kind: sdk.KindLine, Data: []byte(line)}
+		list, ok := tr.(*translator).fastFrame(&f)
+		want := 3
+		if old == "" {
+			want = 2
+		}
+		if !ok || len(list) != 1 || len(list[0].Hint.Copied) != want {
+			t.Fatalf("%s: fast path %v, %d frames, copies %+v; want %d copies", line, ok, len(list), list, want)
+		}
+		copiesTaken(t, line, f.Data, list[0])
 	}
 }

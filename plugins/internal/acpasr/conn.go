@@ -143,6 +143,7 @@ func (c *conn) mapTranslated(ctx context.Context, frames []Translated) ([]sdk.Ou
 		c.safely(c.snapshotRipe)
 	}
 	c.cur = nil
+	c.ft.forget()
 	c.ft.poisonLent()
 	return c.take(), nil
 }
@@ -171,6 +172,7 @@ func (c *conn) mapChecked(ctx context.Context, wire *sdk.Frame, frames []Transla
 	})
 	c.safely(c.snapshotRipe)
 	c.cur = nil
+	c.ft.forget()
 	c.ft.poisonLent()
 	return c.take(), nil
 }
@@ -266,7 +268,9 @@ func (c *conn) frame(f *sdk.Frame) {
 	var m rpcMsg
 	var err error
 	if !c.ft.holds(f, data) && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0]) {
-		c.ft.parse(f) // the schema check is off, or the frame came another way
+		// The schema check is off, or the frame came another way (a
+		// translation: what it copies of the wire frame is on the tape).
+		c.ft.parseFrom(f, c.src, c.hint.Copied)
 	}
 	if c.ft.holds(f, data) {
 		m, err = parseRPCTape(&c.ft, data)

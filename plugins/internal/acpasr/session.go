@@ -127,6 +127,14 @@ type Hint struct {
 	// through instead, its tape the check's (not rewritten, not parsed
 	// again).
 	MessageID string
+	// Copied are string values of the source frame (the wire frame
+	// MapChecked or MapPrepared is given, as its tape holds them: entries
+	// of the tape jsonscan parses it into) that the frame, a rewrite of it,
+	// copies as they are, in the order the frame holds them: the engine's
+	// parse of the frame takes them from the wire's tape instead of
+	// scanning them again (jsonscan.Tape.ParseWith). The parse is the
+	// same whatever they are; they save only its time.
+	Copied []jsonscan.Ent
 	// Session and Lossy: loss categories (ASR-722) that start to apply to
 	// that session's stream at this frame; they are declared before the
 	// frame is mapped (the stream is opened when it is not yet).

@@ -18,7 +18,10 @@ import (
 // objects of the current frame from those kept from earlier ones, which
 // fall back to scanning their bytes.
 type frameTape struct {
-	t    jsonscan.Tape
+	t jsonscan.Tape
+	// alt is the tape a translated frame is parsed into when it copies
+	// strings of the wire frame t holds (parseFrom); then the two swap.
+	alt  jsonscan.Tape
 	ok   bool       // t holds the frame f, parsed
 	f    *sdk.Frame // the frame parsed
 	gen  uint32
@@ -181,6 +184,28 @@ func (ft *frameTape) parse(f *sdk.Frame) bool {
 	return ft.ok
 }
 
+// parseFrom is parse of f, a translation of wire that copies wire's
+// string values copied (Hint.Copied): when the tape holds wire, they are
+// taken from it instead of scanned again (jsonscan.Tape.ParseWith), and
+// the tape is parse's.
+func (ft *frameTape) parseFrom(f, wire *sdk.Frame, copied []jsonscan.Ent) bool {
+	if len(copied) == 0 || wire == nil || !ft.holds(wire, wire.Data) {
+		return ft.parse(f)
+	}
+	ft.gen++
+	ft.newSlab()
+	ft.f, ft.data, ft.pdata = f, nil, nil
+	ft.ok, _ = ft.alt.ParseWith(f.Data, &ft.t, copied)
+	ft.t, ft.alt = ft.alt, ft.t
+	ft.alt.Release() // wire's: the frame's objects are dead, as after parse
+	return ft.ok
+}
+
+// forget drops the frame the tape holds: a translator's frames (and
+// their bytes) may lie at the same address frame after frame, and a later
+// one is not the frame parsed.
+func (ft *frameTape) forget() { ft.f, ft.ok = nil, false }
+
 // holds reports whether the tape is f's, unchanged.
 func (ft *frameTape) holds(f *sdk.Frame, data []byte) bool {
 	return ft.ok && ft.f == f && len(data) == len(f.Data) && (len(data) == 0 || &data[0] == &f.Data[0])
@@ -213,6 +238,7 @@ func (ft *frameTape) adopt(f, wire *sdk.Frame) bool {
 // release drops the references to the caller's frame.
 func (ft *frameTape) release() {
 	ft.t.Release()
+	ft.alt.Release()
 	ft.f, ft.data, ft.ok, ft.pdata = nil, nil, false, nil
 	clear(ft.slab[:cap(ft.slab)]) // the frames it points into
 	ft.newSlab()
