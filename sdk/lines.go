@@ -3,129 +3,94 @@ package sdk
 import "github.com/acptap/acptap/sdk/asr"
 
 // lineEncoder encodes the lines of the records Stream.Append wrote on
-// goroutines of their own, lineBatch records a goroutine, while the mapping
-// goes on; Settle (Take) puts them into the records' outputs. At most
-// lineGoroutines batches are being encoded at once (the next waits for one
-// to end), so the records' buffers held beside the outputs are bounded;
-// the batches are reused once settled.
+// goroutines of their own, a batch of lineBatch records each, while the
+// mapping goes on; Take waits for them. At most lineBatches batches are out
+// at once (a full one waits for the oldest to come back), so the records'
+// buffers held are bounded, and the batches are reused.
 type lineEncoder struct {
-	later   bool            // Take leaves the lines to Settle (Streams.SettleLater)
-	q       []*lineBatch    // in the order of the records, since the last Settle
-	free    []*lineBatch    // settled, to fill again
-	done    chan *lineBatch // batches encoded (room for every one running)
-	running int
+	cur  []lineJob      // being filled
+	free [][]lineJob    // back, to fill again
+	done chan []lineJob // batches encoded (room for every batch out)
+	out  int            // batches out
 }
 
-// lineBatch is lineBatch records' lines: encoded once done, or while it is
-// the last of q, being filled.
-type lineBatch struct {
-	jobs []lineJob
-	done bool
-}
-
-// lineJob is one record's line: p placed (asr.Prepared.Place) until Line.
+// lineJob is one record's line to encode: out is its output's index.
 type lineJob struct {
-	p    asr.Prepared
+	out  int
+	p    asr.Prepared // placed (asr.Prepared.Place)
 	line []byte
 }
 
 const (
-	lineBatchLen   = 32
-	lineGoroutines = 4
+	lineBatch   = 32
+	lineBatches = 4
 )
 
-// add queues p's line, the next record output without JSON.
-func (e *lineEncoder) add(p asr.Prepared) {
-	var b *lineBatch
-	if n := len(e.q); n > 0 && len(e.q[n-1].jobs) < lineBatchLen && !e.q[n-1].done {
-		b = e.q[n-1]
-	} else {
-		b = e.batch()
-		e.q = append(e.q, b)
+// add queues p's line for outs[i] (outs: Streams.out, which is only
+// written back to, never by the encoding goroutines).
+func (e *lineEncoder) add(outs []Output, i int, p asr.Prepared) {
+	if e.cur == nil {
+		e.cur = e.batch(outs)
 	}
-	b.jobs = append(b.jobs, lineJob{p: p})
-	if len(b.jobs) < lineBatchLen {
+	e.cur = append(e.cur, lineJob{out: i, p: p})
+	if len(e.cur) < lineBatch {
 		return
 	}
 	if e.done == nil {
-		e.done = make(chan *lineBatch, lineGoroutines)
+		e.done = make(chan []lineJob, lineBatches)
 	}
-	if e.running == lineGoroutines {
-		e.wait()
-	}
-	e.running++
+	b := e.cur
+	e.cur = nil
+	e.out++
 	go encodeLines(b, e.done)
 }
 
-// batch returns an empty batch, a settled one when there is one.
-func (e *lineEncoder) batch() *lineBatch {
+// batch returns an empty batch: a reused one, a new one while fewer than
+// lineBatches are out, else the oldest out once it is back.
+func (e *lineEncoder) batch(outs []Output) []lineJob {
+	if len(e.free) == 0 && e.out >= lineBatches {
+		e.settle(outs, <-e.done)
+		e.out--
+	}
 	if n := len(e.free); n > 0 {
 		b := e.free[n-1]
 		e.free = e.free[:n-1]
 		return b
 	}
-	return &lineBatch{jobs: make([]lineJob, 0, lineBatchLen)}
+	return make([]lineJob, 0, lineBatch)
 }
 
-// encodeLines encodes b's lines and sends b back on done.
-func encodeLines(b *lineBatch, done chan<- *lineBatch) {
-	b.encode()
+// encodeLines encodes b's lines (placed: Line cannot fail) and sends b
+// back on done.
+func encodeLines(b []lineJob, done chan<- []lineJob) {
+	lines(b)
 	done <- b
 }
 
-// encode encodes b's lines (placed: Line cannot fail).
-func (b *lineBatch) encode() {
-	for i := range b.jobs {
-		b.jobs[i].line, _ = b.jobs[i].p.Line()
+func lines(b []lineJob) {
+	for i := range b {
+		b[i].line, _ = b[i].p.Line()
 	}
 }
 
-// wait waits for one running batch to end.
-func (e *lineEncoder) wait() {
-	b := <-e.done
-	b.done = true
-	e.running--
+// settle puts a batch's lines into their outputs and keeps the batch.
+func (e *lineEncoder) settle(outs []Output, b []lineJob) {
+	for i := range b {
+		outs[b[i].out].JSON = b[i].line
+	}
+	clear(b)
+	e.free = append(e.free, b[:0])
 }
 
-// settle puts the lines queued into outs' record outputs without JSON, in
-// order; they must be as many (outs: what Take returned since the last
-// settle, in order, other outputs between them allowed).
-func (e *lineEncoder) settle(outs []Output) {
-	if len(e.q) == 0 {
-		return
+// finish puts every line queued into outs: the batch being filled is
+// encoded here, beside the batches out, which are then waited for.
+func (e *lineEncoder) finish(outs []Output) {
+	if b := e.cur; b != nil {
+		e.cur = nil
+		lines(b)
+		e.settle(outs, b)
 	}
-	bi, ji := 0, 0
-	for i := range outs {
-		o := &outs[i]
-		if o.Kind != ASRRecord || o.JSON != nil {
-			continue
-		}
-		if bi == len(e.q) {
-			panic("sdk: Settle: more records without a line than Append wrote")
-		}
-		b := e.q[bi]
-		if ji == 0 {
-			for !b.done && len(b.jobs) == lineBatchLen {
-				e.wait()
-			}
-			if !b.done { // the last, not full: encoded here
-				b.encode()
-				b.done = true
-			}
-		}
-		o.JSON = b.jobs[ji].line
-		if ji++; ji == len(b.jobs) {
-			bi, ji = bi+1, 0
-		}
+	for ; e.out > 0; e.out-- {
+		e.settle(outs, <-e.done)
 	}
-	if bi != len(e.q) {
-		panic("sdk: Settle: fewer records without a line than Append wrote")
-	}
-	for _, b := range e.q {
-		clear(b.jobs)
-		b.jobs, b.done = b.jobs[:0], false
-		e.free = append(e.free, b)
-	}
-	clear(e.q)
-	e.q = e.q[:0]
 }

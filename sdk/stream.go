@@ -202,31 +202,12 @@ func (w *Streams) Diag(sev Severity, session, summary, detail string, seqs ...ui
 func (w *Streams) Emit(o Output) { w.out = append(w.out, o) }
 
 // Take returns the outputs collected since the last Take, every record's
-// line in them (those Append left to other goroutines are waited for),
-// unless SettleLater was called.
+// line in it (those Append left to another goroutine are waited for).
 func (w *Streams) Take() []Output {
-	if !w.lines.later {
-		w.lines.settle(w.out)
-	}
+	w.lines.finish(w.out)
 	out := w.out
 	w.out = nil
 	return out
-}
-
-// SettleLater makes the Takes until the next Settle leave the lines of the
-// records Append wrote to that Settle: their outputs come without JSON (the
-// lines are being encoded on other goroutines), for a caller that takes the
-// outputs of a batch in steps (a Take a frame) and answers once. It must
-// then give every output those Takes returned to Settle before answering.
-func (w *Streams) SettleLater() { w.lines.later = true }
-
-// Settle puts the lines of the records Append wrote into outs and ends
-// SettleLater: outs are the outputs Take returned since SettleLater, all
-// of them and in order, other outputs between them allowed. It panics when
-// the records in outs without a line are not the ones Append wrote.
-func (w *Streams) Settle(outs []Output) {
-	w.lines.later = false
-	w.lines.settle(outs)
 }
 
 // ID is the stream's ACP session id.
@@ -299,7 +280,7 @@ func (st *Stream) write(rec asr.Record, p *asr.Prepared, w When, seqs []uint64, 
 	if later && p.Place() {
 		st.next++
 		st.w.Emit(Output{Kind: ASRRecord, Session: st.id, FrameSeqs: outSeqs(seqs)})
-		st.w.lines.add(p.Move())
+		st.w.lines.add(st.w.out, len(st.w.out)-1, p.Move())
 		return env.ID, nil
 	}
 	var line []byte

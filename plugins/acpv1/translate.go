@@ -93,9 +93,6 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 	if t.done {
 		return nil, errFinished
 	}
-	// The engine's outputs are taken a v1 frame; their records' lines,
-	// encoded beside this, are settled once for the batch.
-	t.eng.SettleLater()
 	var outs []sdk.Output
 	for i := range frames {
 		// The frame being translated is the translator's (t.wire), not a
@@ -119,14 +116,12 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		// (the engine's frames are translations, not the wire's).
 		eo, err := t.eng.MapPrepared(ctx, pre, i, *f, list)
 		t.fast.spent() // the engine copied what it keeps of list
-		outs = append(outs, eo...)
 		if err != nil {
-			t.eng.Settle(outs)
 			return outs, err
 		}
+		outs = append(outs, eo...)
 	}
 	t.cur, t.wire = nil, sdk.Frame{}
-	t.eng.Settle(outs)
 	return outs, nil
 }
 

@@ -103,17 +103,6 @@ func NewSession(opts Options, req sdk.StartRequest) *Session {
 	return &Session{c: newConn(opts, req)}
 }
 
-// SettleLater lets the records' lines be encoded beside the mapping across
-// the calls of a translator's batch (sdk.Streams.SettleLater): until
-// Settle, the records MapTranslated, MapChecked and MapPrepared return
-// come without their lines, and the translator gives every output they
-// returned, in order, to Settle before it answers.
-func (s *Session) SettleLater() { s.c.w.SettleLater() }
-
-// Settle puts the records' lines into outs and ends SettleLater
-// (sdk.Streams.Settle).
-func (s *Session) Settle(outs []sdk.Output) { s.c.w.Settle(outs) }
-
 // Map maps ACP v2 frames in order and returns the outputs they produced.
 func (s *Session) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output, error) {
 	return s.c.Map(ctx, frames)
