@@ -26,7 +26,6 @@ type Streams struct {
 	open     map[string]*Stream
 	order    []*Stream // opening order, for deterministic iteration
 	out      []Output
-	lines    lineEncoder // the lines of records Append wrote, until Take
 }
 
 // Stream is the ASR stream of one ACP session on this connection.
@@ -201,10 +200,8 @@ func (w *Streams) Diag(sev Severity, session, summary, detail string, seqs ...ui
 // elsewhere) in its place among the records.
 func (w *Streams) Emit(o Output) { w.out = append(w.out, o) }
 
-// Take returns the outputs collected since the last Take, every record's
-// line in it (those Append left to another goroutine are waited for).
+// Take returns the outputs collected since the last Take.
 func (w *Streams) Take() []Output {
-	w.lines.finish(w.out)
 	out := w.out
 	w.out = nil
 	return out
@@ -232,7 +229,7 @@ func (st *Stream) Lossy(cat string) bool { return st.lossy[cat] }
 // the record's id and line; "" and nil when rec could not be encoded (a
 // diagnostic says so and the seq is not used).
 func (st *Stream) Write(rec asr.Record, w When, seqs ...uint64) (string, []byte) {
-	return st.write(rec, nil, w, seqs, false)
+	return st.write(rec, nil, w, seqs)
 }
 
 // WritePrepared is Write of p's record (asr.Prepare: the record encoded
@@ -240,23 +237,11 @@ func (st *Stream) Write(rec asr.Record, w When, seqs ...uint64) (string, []byte)
 // changed since Prepare only as asr.Prepare allows (its place and links,
 // which Write sets too).
 func (st *Stream) WritePrepared(p *asr.Prepared, w When, seqs ...uint64) (string, []byte) {
-	return st.write(p.Record(), p, w, seqs, false)
+	return st.write(p.Record(), p, w, seqs)
 }
 
-// Append is WritePrepared for a caller that needs only the record's id:
-// the record's place is encoded now and its line on another goroutine,
-// beside the caller's mapping, in the record's output when Take returns
-// it. The record may change once Append has returned. It returns "" when
-// the record could not be encoded, as Write does (a diagnostic in its
-// place); a line encoded later cannot fail.
-func (st *Stream) Append(p *asr.Prepared, w When, seqs ...uint64) string {
-	id, _ := st.write(p.Record(), p, w, seqs, true)
-	return id
-}
-
-// write is Write, the line encoded from p when there is one, on another
-// goroutine when later (Append) and p's place could be encoded.
-func (st *Stream) write(rec asr.Record, p *asr.Prepared, w When, seqs []uint64, later bool) (string, []byte) {
+// write is Write, the line encoded from p when there is one.
+func (st *Stream) write(rec asr.Record, p *asr.Prepared, w When, seqs []uint64) (string, []byte) {
 	env := rec.Env()
 	env.Seq, env.ID = st.next, asr.RecordID(st.next)
 	env.TS, env.TSSource, env.ObservedAt = "", "", ""
@@ -277,12 +262,6 @@ func (st *Stream) write(rec asr.Record, p *asr.Prepared, w When, seqs []uint64, 
 		prov.Native = &asr.Native{}
 	}
 	prov.Native.Ref = &asr.NativeRef{Wire: st.w.wire, Frames: seqs}
-	if later && p.Place() {
-		st.next++
-		st.w.Emit(Output{Kind: ASRRecord, Session: st.id, FrameSeqs: outSeqs(seqs)})
-		st.w.lines.add(st.w.out, len(st.w.out)-1, p.Move())
-		return env.ID, nil
-	}
 	var line []byte
 	var err error
 	if p != nil {

@@ -32,11 +32,6 @@ type Prepared struct {
 type prepBuf struct {
 	ln   []byte
 	segs []lineSeg
-	// placed: Place has encoded the record's place into ln (the identity
-	// members' segs, native and ref), and Line reads nothing of the record.
-	placed bool
-	native bool    // the record has a native (placed)
-	ref    lineSeg // native.ref's value in ln (placed; end 0: absent)
 }
 
 var prepPool = sync.Pool{New: func() any { return &prepBuf{ln: make([]byte, 0, 4096)} }}
@@ -75,8 +70,8 @@ func (p *Prepared) Fingerprint() Fingerprint { return p.fp }
 // Record is the record Prepare encoded.
 func (p *Prepared) Record() Record { return p.rec }
 
-// Line is Marshal(rec) of the record as it stands (see Prepare), or as it
-// stood at Place. It ends p, as Release does.
+// Line is Marshal(rec) of the record as it stands (see Prepare). It ends
+// p, as Release does.
 func (p *Prepared) Line() ([]byte, error) {
 	if p.plan == nil {
 		return Marshal(p.rec)
@@ -92,73 +87,6 @@ func (p *Prepared) Line() ([]byte, error) {
 	return Marshal(p.rec)
 }
 
-// Place encodes p's place as the record has it now (seq, id, times,
-// supersedes, copiedFrom, assembly, native.ref): Line then reads nothing of
-// the record, so it may run on another goroutine while the record changes,
-// and it cannot fail. false (nothing done, Line as before): p has no plan
-// (Line is Marshal's) or a member of its place could not be encoded.
-func (p *Prepared) Place() bool {
-	pl, pb := p.plan, p.buf
-	if pl == nil || pb == nil {
-		return false
-	}
-	v := reflect.ValueOf(p.rec).Elem()
-	n := len(pb.ln)
-	undo := func() bool {
-		pb.ln = pb.ln[:n]
-		for i := range pl.fs {
-			if pl.fs[i].identity {
-				pb.segs[i] = lineSeg{}
-			}
-		}
-		return false
-	}
-	for i := range pl.fs {
-		f := &pl.fs[i]
-		switch {
-		case f.identity:
-			fv := f.at(v)
-			if f.omitEmpty && isEmpty(fv) {
-				continue
-			}
-			s := len(pb.ln)
-			var ok bool
-			if pb.ln, ok = f.enc(pb.ln, fv, nil); !ok {
-				return undo()
-			}
-			pb.segs[i] = lineSeg{int32(s), int32(len(pb.ln))}
-		case i == pl.native:
-			fv := f.at(v)
-			pb.native, pb.ref = !fv.IsNil(), lineSeg{}
-			if !pb.native {
-				continue
-			}
-			if rf := pl.ref.at(fv.Elem()); !(pl.ref.omitEmpty && isEmpty(rf)) {
-				s := len(pb.ln)
-				var ok bool
-				if pb.ln, ok = pl.ref.enc(pb.ln, rf, nil); !ok {
-					return undo()
-				}
-				pb.ref = lineSeg{int32(s), int32(len(pb.ln))}
-			}
-		}
-	}
-	if len(pb.ln) > 1<<30 {
-		return undo()
-	}
-	pb.placed = true
-	return true
-}
-
-// Move returns p to be ended elsewhere (its Line, on another goroutine)
-// and ends p itself: a Line or Release of p after it is Marshal's, not a
-// second use of the buffers. p keeps its record and fingerprint.
-func (p *Prepared) Move() Prepared {
-	q := *p
-	p.buf, p.plan = nil, nil
-	return q
-}
-
 // Release ends p without a line: its buffers go back to the pool (a Line
 // after it is Marshal's).
 func (p *Prepared) Release() {
@@ -170,21 +98,18 @@ func (p *Prepared) Release() {
 	}
 }
 
-// line appends rec's line: its place encoded now (or as Place encoded
-// it), the other members as Prepare saved them.
+// line appends rec's line: its place encoded now, the other members as
+// Prepare saved them.
 func (p *Prepared) line(dst []byte) ([]byte, bool) {
-	pl, pb := p.plan, p.buf
-	var v reflect.Value
-	if !pb.placed {
-		v = reflect.ValueOf(p.rec).Elem()
-	}
-	ln, segs := pb.ln, pb.segs
+	pl := p.plan
+	v := reflect.ValueOf(p.rec).Elem()
+	ln, segs := p.buf.ln, p.buf.segs
 	dst = append(dst, '{')
 	first := true
 	for i := range pl.fs {
 		f := &pl.fs[i]
 		switch {
-		case f.identity && !pb.placed:
+		case f.identity:
 			fv := f.at(v)
 			if f.omitEmpty && isEmpty(fv) {
 				continue
@@ -197,33 +122,24 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 			first = false
 			continue
 		case i == pl.native:
-			var ref lineSeg // ref's value, encoded into ln (placed) or dst
-			if pb.placed {
-				if !pb.native {
-					continue
-				}
-				dst = append(f.appendHead(dst, first), '{')
-				if ref = pb.ref; ref.end > 0 {
-					dst = append(pl.ref.appendHead(dst, true), ln[ref.start:ref.end]...)
-				}
-			} else {
-				fv := f.at(v)
-				if fv.IsNil() {
-					continue
-				}
-				dst = append(f.appendHead(dst, first), '{')
-				if rf := pl.ref.at(fv.Elem()); !(pl.ref.omitEmpty && isEmpty(rf)) {
-					dst = pl.ref.appendHead(dst, true)
-					var ok bool
-					if dst, ok = pl.ref.enc(dst, rf, nil); !ok {
-						return nil, false
-					}
-					ref.end = 1
+			fv := f.at(v)
+			if fv.IsNil() {
+				continue
+			}
+			dst = f.appendHead(dst, first)
+			first = false
+			dst = append(dst, '{')
+			rf := pl.ref.at(fv.Elem())
+			ref := !(pl.ref.omitEmpty && isEmpty(rf))
+			if ref {
+				dst = pl.ref.appendHead(dst, true)
+				var ok bool
+				if dst, ok = pl.ref.enc(dst, rf, nil); !ok {
+					return nil, false
 				}
 			}
-			first = false
 			if s := segs[i]; s.end > 0 && s.end-s.start > 2 { // the rest of native, {…}
-				if ref.end > 0 {
+				if ref {
 					dst = append(dst, ',')
 				}
 				dst = append(dst, ln[s.start+1:s.end-1]...)
@@ -245,7 +161,6 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 // (Prepare then falls back on FingerprintOf and Marshal).
 func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 	pb, cn := prepPool.Get().(*prepBuf), canonPool.Get().(*[]byte)
-	pb.placed = false
 	b := dualBuf{ln: pb.ln[:0], cn: (*cn)[:0]}
 	segs := append(pb.segs[:0], make([]lineSeg, len(pl.fs))...)
 	var canon0 [24]lineSeg

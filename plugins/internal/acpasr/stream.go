@@ -155,18 +155,17 @@ func (s *stream) write(rec asr.Record, w sdk.When, seqs []uint64, supersedes str
 }
 
 // writePrepared is write, the line from pre (asr.Prepare of rec) when
-// there is one: then encoded beside the mapping (sdk.Stream.Append), and
-// the line returned is nil.
+// there is one.
 func (s *stream) writePrepared(rec asr.Record, pre *asr.Prepared, w sdk.When, seqs []uint64, supersedes string) (string, []byte) {
 	rec.Env().Supersedes = supersedes
 	var id string
 	var line []byte
 	if pre != nil {
-		id = s.w.Append(pre, w, seqs...)
+		id, line = s.w.WritePrepared(pre, w, seqs...)
 	} else {
 		id, line = s.w.Write(rec, w, seqs...)
 	}
-	if id != "" && s.replaying && rec.Env().Type != asr.TypeDeclaration {
+	if line != nil && s.replaying && rec.Env().Type != asr.TypeDeclaration {
 		s.replayLast = id
 	}
 	return id, line
