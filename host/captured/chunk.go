@@ -131,11 +131,15 @@ func (c *Chunk) Charge(b *Bound, size int64) { c.size, c.bound = size, b }
 // QueueUse is how full the byte bound the chunk is charged to is, from 0 to 1 (0 for a chunk
 // not charged): the receiver's view of how far behind the tee it is.
 func (c *Chunk) QueueUse() float64 {
-	if c.bound == nil || c.bound.limit <= 0 {
+	if c.bound == nil {
 		return 0
 	}
-	return float64(c.bound.used.Load()) / float64(c.bound.limit)
+	return c.bound.Use()
 }
+
+// Queue is the byte bound the chunk is charged to (nil: none, e.g. an EOF chunk): the
+// receiver keeps it to see, between chunks, how much the tee has queued.
+func (c *Chunk) Queue() *Bound { return c.bound }
 
 // Uncharge gives the chunk's bytes back to its bound (the queue refused it, or the receiver
 // is done).
@@ -220,6 +224,17 @@ type Bound struct {
 
 // NewBound returns a bound of limit bytes.
 func NewBound(limit int64) *Bound { return &Bound{limit: limit} }
+
+// Used is how many bytes are reserved now.
+func (b *Bound) Used() int64 { return b.used.Load() }
+
+// Use is Used as a share of the limit, from 0 to 1 (0 without a limit).
+func (b *Bound) Use() float64 {
+	if b.limit <= 0 {
+		return 0
+	}
+	return float64(b.used.Load()) / float64(b.limit)
+}
 
 // Take reserves n bytes; false (nothing reserved) when they do not fit.
 func (b *Bound) Take(n int64) bool {

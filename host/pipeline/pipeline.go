@@ -466,6 +466,12 @@ type captureLoop struct {
 	// steady: lines came during the last window's nap, so the next window is a nap from its
 	// flush rather than a wait at the doorbell for its first line (see run).
 	steady bool
+	// The burst policy's state (burst.go): the tee's byte bound, from the chunks taken; the
+	// least it held since the last hold; catchUp: a hold ran to maxHold, and capture does not
+	// hold again until it has caught up.
+	queue   *captured.Bound
+	least   int64
+	catchUp bool
 }
 
 // doorbellWaits counts capture's waits at the doorbell with nothing queued (tests).
@@ -501,6 +507,9 @@ func (c *captureLoop) take(it captured.Item) {
 	if it.Chunk != nil {
 		// The queue is bounded in bytes and in items: short reads (slab parts) fill
 		// the items long before the bytes, so the fuller of the two counts.
+		if q := it.Chunk.Queue(); q != nil {
+			c.queue = q
+		}
 		c.use = max(it.Chunk.QueueUse(), float64(len(c.items))/float64(max(cap(c.items), 1)))
 		c.cross = c.cross || c.low && c.use > raiseAbove || !c.low && c.use < lowerBelow
 		c.held = append(c.held, it)
@@ -607,6 +616,9 @@ func (c *captureLoop) run(low bool) loopEnd {
 		var it captured.Item
 		var ok, got bool
 		windowEnd := time.Time{} // set below once the window's first line is taken
+		if low {
+			c.holdOff() // a burst: capture comes after it (burst.go)
+		}
 		if c.steady && len(items) == 0 && c.bell != nil && c.window != nil && !p.hurried() && !p.stopped() {
 			// Lines came through the last window: this one is a nap from its flush, and what
 			// came meanwhile is written at its end. Waiting at the doorbell instead would
