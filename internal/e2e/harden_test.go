@@ -17,6 +17,7 @@ import (
 
 	"github.com/acptap/acptap/host/logthrottle"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/testpeers"
 )
 
 // TestLogRateLimited (issue 18, point 8): an agent writing 20 000 lines
@@ -148,7 +149,7 @@ func TestConvertSpoolHonoursSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(acptapBin, "convert", "--store", store, "--from", "acp-v1-log", fifo)
-	var out syncBuffer
+	var out testpeers.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -14,32 +14,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acptap/acptap/host/finisher"
 	"github.com/acptap/acptap/host/store"
+	"github.com/acptap/acptap/internal/testpeers"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // recording is one `acptap record` subprocess; the test is its editor.
 type recording struct {
@@ -47,7 +29,7 @@ type recording struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr syncBuffer
+	stderr testpeers.SyncBuffer
 
 	lines chan []byte  // stdout lines, when readLine is used
 	got   bytes.Buffer // every stdout byte read so far

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acptap/acptap/host/wire"
 	"github.com/acptap/acptap/internal/demo/clientlib"
+	"github.com/acptap/acptap/internal/testpeers"
 	"github.com/acptap/acptap/sdk"
 )
 
@@ -46,7 +47,7 @@ func runClientAgent(t *testing.T, flags, agent []string, opts clientlib.Options,
 	t.Helper()
 	args := append(append([]string{"record"}, flags...), "--")
 	cmd := exec.Command(acptapBin, append(args, agent...)...)
-	var stderr syncBuffer
+	var stderr testpeers.SyncBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

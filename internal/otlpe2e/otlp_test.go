@@ -307,7 +307,7 @@ func TestExportKilledMidDeliveryResumes(t *testing.T) {
 	c := otlpcollector.Start(t)
 	c.Refuse(true)
 	cmd := exportCmd(store, "--endpoint", "http://"+c.HTTPAddr, "--session", sid)
-	var stderr bytes.Buffer
+	var stderr testpeers.SyncBuffer // read while the export runs
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
