@@ -264,6 +264,33 @@ func (f *field) at(v reflect.Value) reflect.Value {
 	return v
 }
 
+// fieldCursor reads fields of one struct value, v, in their order: the
+// embedded struct a run of fields is in (a record's Envelope, its
+// Provenance) is taken once, not again for each of its fields.
+type fieldCursor struct {
+	v   reflect.Value
+	in  int           // v's field sub is (-1: none yet)
+	sub reflect.Value // v.Field(in)
+}
+
+func newCursor(v reflect.Value) fieldCursor { return fieldCursor{v: v, in: -1} }
+
+// at is f.at(c.v).
+func (c *fieldCursor) at(f *field) reflect.Value {
+	ix := f.index
+	if len(ix) == 1 {
+		return c.v.Field(ix[0])
+	}
+	if ix[0] != c.in {
+		c.sub, c.in = c.v.Field(ix[0]), ix[0]
+	}
+	v := c.sub
+	for _, i := range ix[1:] {
+		v = v.Field(i)
+	}
+	return v
+}
+
 // drops reports whether drop names f: drop is usually identityFields
 // itself (FingerprintOf without omit), answered by the plan.
 func (f *field) drops(drop []string) bool {
@@ -319,9 +346,10 @@ func structEncoder(t reflect.Type, canon bool) encFn {
 	return func(dst []byte, v reflect.Value, drop []string) ([]byte, bool) {
 		dst = append(dst, '{')
 		first := true
+		cur := newCursor(v)
 		for i := range fs {
 			f := &fs[i]
-			fv := f.at(v)
+			fv := cur.at(f)
 			if drop != nil && f.drops(drop) {
 				if !f.leftOut(fv) {
 					return nil, false

@@ -102,7 +102,7 @@ func (p *Prepared) Release() {
 // Prepare saved them.
 func (p *Prepared) line(dst []byte) ([]byte, bool) {
 	pl := p.plan
-	v := reflect.ValueOf(p.rec).Elem()
+	cur := newCursor(reflect.ValueOf(p.rec).Elem())
 	ln, segs := p.buf.ln, p.buf.segs
 	dst = append(dst, '{')
 	first := true
@@ -110,7 +110,7 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 		f := &pl.fs[i]
 		switch {
 		case f.identity:
-			fv := f.at(v)
+			fv := cur.at(f)
 			if f.omitEmpty && isEmpty(fv) {
 				continue
 			}
@@ -122,7 +122,7 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 			first = false
 			continue
 		case i == pl.native:
-			fv := f.at(v)
+			fv := cur.at(f)
 			if fv.IsNil() {
 				continue
 			}
@@ -170,15 +170,18 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 	}
 	canon = canon[:len(pl.fs)]
 	ok := true
+	cur := newCursor(v)
 	for i := range pl.fs {
 		f := &pl.fs[i]
-		fv := f.at(v)
 		if f.identity { // encoded by Line
-			if ok = f.leftOut(fv); !ok {
-				break
+			if f.hasRaw { // else leftOut
+				if ok = f.leftOut(cur.at(f)); !ok {
+					break
+				}
 			}
 			continue
 		}
+		fv := cur.at(f)
 		if f.omitEmpty && isEmpty(fv) {
 			continue
 		}
@@ -521,9 +524,10 @@ func dualStruct(t reflect.Type) dualFn {
 		cn0 := len(b.cn)
 		b.ln = append(b.ln, '{')
 		first := true
+		cur := newCursor(v)
 		for i := range fs {
 			f := &fs[i]
-			fv := f.at(v)
+			fv := cur.at(f)
 			ps = append(ps, place{ce: -2}) // -2: absent
 			if drop != nil && f.drops(drop) {
 				if !f.leftOut(fv) {
