@@ -53,7 +53,21 @@ type conn struct {
 	// w writes the streams and collects every output in order.
 	w    *sdk.Streams
 	done bool
+	// srcFrame is the source frame being mapped (MapChecked, MapPrepared): held
+	// here, the caller's copy is not one allocation a frame. Its address is
+	// the same for every frame: nothing keeps it past the call (checkFrame
+	// clears conforming first, and the tape forgets it).
+	srcFrame sdk.Frame
 }
+
+// holdWire keeps f as the source frame being mapped (dropWire ends it).
+func (c *conn) holdWire(f sdk.Frame) *sdk.Frame {
+	c.srcFrame = f
+	return &c.srcFrame
+}
+
+// dropWire lets go of the source frame (its bytes are the caller's).
+func (c *conn) dropWire() { c.srcFrame = sdk.Frame{} }
 
 type agentInfo struct {
 	name, version string

@@ -274,7 +274,8 @@ func (s *stream) writeParts(e *entity) {
 		pre  asr.Prepared // the fingerprint, and the line once it is placed
 		prev string
 	}
-	var todos []todo
+	var tbuf [4]todo // an entity has few parts: kept off the heap
+	todos := tbuf[:0]
 	var cats []string
 	for _, p := range e.b.parts(s) {
 		pre, err := asr.Prepare(p.rec)

@@ -174,7 +174,9 @@ func (s *Session) MapTranslated(ctx context.Context, frames []Translated) ([]sdk
 // source frames follow an ACP schema the engine embeds uses it instead of
 // MapTranslated.
 func (s *Session) MapChecked(ctx context.Context, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
-	return s.c.mapChecked(ctx, &wire, frames)
+	w := s.c.holdWire(wire)
+	defer s.c.dropWire()
+	return s.c.mapChecked(ctx, w, frames)
 }
 
 // Prepared is a batch PrepareFrames prepared, as a translator maps it:
@@ -202,17 +204,18 @@ func (s *Session) TakePrepared(frames []sdk.Frame) *Prepared {
 // schema check's answer is the one prepared for frames[i].
 func (s *Session) MapPrepared(ctx context.Context, p *Prepared, i int, wire sdk.Frame, frames []Translated) ([]sdk.Output, error) {
 	if p == nil {
-		return s.c.mapChecked(ctx, &wire, frames)
+		return s.MapChecked(ctx, wire, frames)
 	}
 	p.p.wait(i)
 	r := &p.p.res[i]
 	if r.f != &p.frames[i] || wire.Kind != r.f.Kind || wire.Dir != r.f.Dir || !sameBytes(wire.Data, r.f.Data) {
 		panic("acpasr: MapPrepared: wire is not the prepared frame")
 	}
-	r.f = &wire // the frame checkFrame is given (the prepared answer is wire's)
+	w := s.c.holdWire(wire)
+	r.f = w // the frame checkFrame is given (the prepared answer is wire's)
 	s.c.pre = r
-	defer func() { s.c.pre = nil }()
-	return s.c.mapChecked(ctx, &wire, frames)
+	defer func() { s.c.pre = nil; s.c.dropWire() }()
+	return s.c.mapChecked(ctx, w, frames)
 }
 
 // Tape returns the tape frames[i] was parsed into while prepared, and
