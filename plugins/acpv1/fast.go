@@ -499,8 +499,11 @@ func (fp *fastPath) plainKeys(objs ...jsonscan.Ent) bool { return plainKeys(fp.t
 func plainKeys(tp *jsonscan.Tape, objs ...jsonscan.Ent) bool {
 	for _, o := range objs {
 		for _, m := range tp.Entries(o) {
-			for _, c := range tp.Key(m) { // plain, on the name's bytes
-				if c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			// A name on a tape has no escape and no control character
+			// (Parse refuses them) and ends at its first quote, so only
+			// DEL and the bytes beyond ASCII need a look.
+			for _, c := range tp.Key(m) {
+				if c >= 0x7f {
 					return false
 				}
 			}
