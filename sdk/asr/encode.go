@@ -253,6 +253,9 @@ type field struct {
 	dual      dualFn // set in the plans Prepare uses (prepared.go)
 	hasRaw    bool   // its type holds a json.RawMessage
 	identity  bool   // one of identityFields (the canonical form's usual drop)
+	// Set in the plans Prepare uses (empty.go; emptyByReflect elsewhere):
+	off   uintptr   // the member's offset in the struct structFields was given
+	empty emptyKind // how its emptiness is read at off
 }
 
 // at is the field's value in v (its struct): FieldByIndex without its

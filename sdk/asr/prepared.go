@@ -102,7 +102,8 @@ func (p *Prepared) Release() {
 // Prepare saved them.
 func (p *Prepared) line(dst []byte) ([]byte, bool) {
 	pl := p.plan
-	cur := newCursor(reflect.ValueOf(p.rec).Elem())
+	v := reflect.ValueOf(p.rec).Elem()
+	cur, base := newCursor(v), addr(v)
 	ln, segs := p.buf.ln, p.buf.segs
 	dst = append(dst, '{')
 	first := true
@@ -110,10 +111,10 @@ func (p *Prepared) line(dst []byte) ([]byte, bool) {
 		f := &pl.fs[i]
 		switch {
 		case f.identity:
-			fv := cur.at(f)
-			if f.omitEmpty && isEmpty(fv) {
+			if cur.omitted(f, base) {
 				continue
 			}
+			fv := cur.at(f)
 			dst = f.appendHead(dst, first)
 			var ok bool
 			if dst, ok = f.enc(dst, fv, nil); !ok {
@@ -170,7 +171,7 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 	}
 	canon = canon[:len(pl.fs)]
 	ok := true
-	cur := newCursor(v)
+	cur, base := newCursor(v), addr(v)
 	for i := range pl.fs {
 		f := &pl.fs[i]
 		if f.identity { // encoded by Line
@@ -181,10 +182,10 @@ func (p *Prepared) encode(pl *recordPlan, v reflect.Value, omit []string) bool {
 			}
 			continue
 		}
-		fv := cur.at(f)
-		if f.omitEmpty && isEmpty(fv) {
+		if cur.omitted(f, base) {
 			continue
 		}
+		fv := cur.at(f)
 		var drop []string
 		if i == pl.native {
 			drop = nativeRef // written by Line, and not in the canonical form
@@ -293,6 +294,7 @@ func dualFields(t reflect.Type) ([]field, bool) {
 		if fs[i].dual = planDual(t.FieldByIndex(fs[i].index).Type); fs[i].dual == nil {
 			return nil, false
 		}
+		fs[i].setEmptyPlan(t)
 	}
 	return fs, true
 }
@@ -524,20 +526,20 @@ func dualStruct(t reflect.Type) dualFn {
 		cn0 := len(b.cn)
 		b.ln = append(b.ln, '{')
 		first := true
-		cur := newCursor(v)
+		cur, base := newCursor(v), addr(v)
 		for i := range fs {
 			f := &fs[i]
-			fv := cur.at(f)
 			ps = append(ps, place{ce: -2}) // -2: absent
 			if drop != nil && f.drops(drop) {
-				if !f.leftOut(fv) {
+				if !f.leftOut(cur.at(f)) {
 					return false, false
 				}
 				continue
 			}
-			if f.omitEmpty && isEmpty(fv) {
+			if cur.omitted(f, base) {
 				continue
 			}
+			fv := cur.at(f)
 			b.ln = f.appendHead(b.ln, first)
 			first = false
 			p := place{ls: len(b.ln), cs: len(b.cn), ce: -1}
