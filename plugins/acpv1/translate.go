@@ -35,11 +35,8 @@ type translator struct {
 	prior map[string]int
 	cur   *sdk.Frame
 	wire  sdk.Frame // the frame Map is translating
-	// outs is how many outputs the last Map returned: the next batch's
-	// list is made that large at once, not grown frame by frame.
-	outs int
-	out  []sdk.Output
-	done bool
+	out   []sdk.Output
+	done  bool
 	// fast is the fast path's scratch (fast.go); slowOnly turns it off
 	// (the tests that compare the two paths).
 	fast     fastPath
@@ -97,9 +94,6 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		return nil, errFinished
 	}
 	var outs []sdk.Output
-	if t.outs > 0 {
-		outs = make([]sdk.Output, 0, min(t.outs+t.outs/8, 1<<16))
-	}
 	for i := range frames {
 		// The frame being translated is the translator's (t.wire), not a
 		// copy on the heap per frame: nothing keeps it past this iteration.
@@ -128,7 +122,6 @@ func (t *translator) Map(ctx context.Context, frames []sdk.Frame) ([]sdk.Output,
 		outs = append(outs, eo...)
 	}
 	t.cur, t.wire = nil, sdk.Frame{}
-	t.outs = len(outs)
 	return outs, nil
 }
 
