@@ -33,7 +33,7 @@ type DetectState struct {
 // written and flushed; the wire log stays open (CloseWire). ok is false when capture had
 // already ended: the queue was written to its end.
 func (p *Pipeline) StopCapture() (h Handover, ok bool) {
-	p.stopOnce.Do(func() { close(p.stop) })
+	p.stopOnce.Do(func() { close(p.stop); p.wakeNaps() })
 	<-p.captureDone
 	p.mu.Lock()
 	defer p.mu.Unlock()

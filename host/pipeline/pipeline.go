@@ -184,6 +184,11 @@ type Pipeline struct {
 	stopOnce    sync.Once
 	hurry       chan struct{} // closed by Hurry
 	hurryOnce   sync.Once
+	// capture's kernel naps (kernelnap_linux.go) while capture runs; napsWoken: Hurry or
+	// StopCapture was called (no new one is made).
+	napsMu      sync.Mutex
+	naps        *kernelNap
+	napsWoken   bool
 	behindOnce  sync.Once
 	behindFor   int                     // batches in a row dispatched while a feeder was catching up
 	handover    *Handover               // where capture stopped (StopCapture), under mu
@@ -392,6 +397,22 @@ const maxHeldChunks = 8
 func (p *Pipeline) capture(ctx context.Context, items <-chan captured.Item) {
 	defer close(p.captureDone)
 	c := &captureLoop{p: p, ctx: ctx, items: items, bell: p.opts.Doorbell, split: captured.NewSplitter(p.opts.MaxLine)}
+	if p.opts.Coalesce > 0 {
+		p.napsMu.Lock()
+		if !p.napsWoken {
+			p.naps = newKernelNap()
+		}
+		c.naps = p.naps
+		p.napsMu.Unlock()
+		defer func() {
+			p.napsMu.Lock()
+			defer p.napsMu.Unlock()
+			if p.naps != nil {
+				p.naps.close()
+				p.naps = nil
+			}
+		}()
+	}
 	if p.resume != nil {
 		c.split.SetState(*p.resume)
 	}
@@ -455,6 +476,10 @@ type captureLoop struct {
 	held   []captured.Item // chunks whose bytes the batch may alias
 	window *time.Timer
 	napper *time.Timer // nap's
+	// naps: kernel naps (nil: every nap on napper); parkedAt: when the last nap on napper
+	// ended (see nap).
+	naps     *kernelNap
+	parkedAt time.Time
 	// pend is what flush gathered for the plugins (PluginWindow), their lines copied
 	// (the chunks are released), until pendUntil; pendAt fires then.
 	pend      []wire.Entry
@@ -568,6 +593,17 @@ func (c *captureLoop) wait(window <-chan time.Time, hurry <-chan struct{}) (it c
 // maxNap bounds one nap of capture in its coalescing window (see run).
 const maxNap = 2 * time.Millisecond
 
+// parkEvery: on its lowered thread capture naps in the kernel (kernelNap), and parks on its
+// timer once every parkEvery. A goroutine that only sleeps in syscalls keeps its P on one
+// scheduling tick, and after 10 ms of that the runtime's sysmon retakes the P and resets
+// itself to 20 µs naps for ~25 ms (measured: sysmon 0.2 → 4 switches a round trip with every
+// nap in the kernel; docs/benchmarks-history.md, fifteenth round, rtp99). Half of that keeps
+// the tick moving.
+var parkEvery = 5 * time.Millisecond
+
+// kernelNaps counts capture's naps in the kernel (tests).
+var kernelNaps atomic.Int64
+
 // nap sleeps until end, for at most maxNap, or until stop or Hurry; false when the window
 // had ended already.
 func (c *captureLoop) nap(end time.Time) bool {
@@ -576,6 +612,18 @@ func (c *captureLoop) nap(end time.Time) bool {
 		return false
 	}
 	captureWaits()
+	if c.naps != nil && c.low && time.Since(c.parkedAt) < parkEvery {
+		select {
+		case <-c.p.stop:
+			return true
+		case <-c.p.hurry:
+			return true
+		default:
+		}
+		kernelNaps.Add(1)
+		c.naps.sleep(min(d, maxNap)) // (Hurry or StopCapture from here on ends it)
+		return true
+	}
 	if c.napper == nil {
 		c.napper = time.NewTimer(min(d, maxNap))
 	} else {
@@ -588,13 +636,24 @@ func (c *captureLoop) nap(end time.Time) bool {
 	case <-c.p.hurry:
 		c.napper.Stop()
 	}
+	c.parkedAt = time.Now()
 	return true
+}
+
+// wakeNaps ends capture's kernel nap, and every later one (Hurry, StopCapture).
+func (p *Pipeline) wakeNaps() {
+	p.napsMu.Lock()
+	defer p.napsMu.Unlock()
+	p.napsWoken = true
+	if p.naps != nil {
+		p.naps.wake()
+	}
 }
 
 // Hurry ends capture's coalescing: from now on it writes what the tee queued as soon as it
 // is there, rather than sleeping out a window first. The recording calls it once the agent
 // has exited, so that what is left reaches the wire log (and the exit) without waiting.
-func (p *Pipeline) Hurry() { p.hurryOnce.Do(func() { close(p.hurry) }) }
+func (p *Pipeline) Hurry() { p.hurryOnce.Do(func() { close(p.hurry); p.wakeNaps() }) }
 
 // hurried says whether Hurry was called.
 func (p *Pipeline) hurried() bool {

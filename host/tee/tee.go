@@ -78,6 +78,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		return ExitCannotStart, err
 	}
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
+	cfg.Stdin = takeEditorIn(cfg.Stdin) // off the runtime's poller (editorin_linux.go)
 	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
 	bound := captured.NewBound(int64(cfg.QueueBytes))
