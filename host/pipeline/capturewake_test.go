@@ -40,15 +40,5 @@ func TestCaptureNapsThroughSteadyLines(t *testing.T) {
 	if waits > 2 {
 		t.Errorf("capture waited at the doorbell %d times for %d steady lines, want at most 2", waits, lines)
 	}
-	batches, _ := r.m.seen()
-	var got, want []string
-	for _, b := range batches {
-		got = append(got, b...)
-	}
-	for i := range lines {
-		want = append(want, line(i))
-	}
-	if len(got) != 2+lines || fmt.Sprint(got[2:]) != fmt.Sprint(want) {
-		t.Errorf("the plugin saw %q, want the initialize exchange then %q", got, want)
-	}
+	r.sawInitializeThen(lines, line)
 }

@@ -68,17 +68,7 @@ func TestCaptureNapsInTheKernel(t *testing.T) {
 			if !tc.kernel && naps != 0 {
 				t.Errorf("capture napped %d times in the kernel with parkEvery 0", naps)
 			}
-			batches, _ := r.m.seen()
-			var got, want []string
-			for _, b := range batches {
-				got = append(got, b...)
-			}
-			for i := range lines {
-				want = append(want, line(i))
-			}
-			if len(got) != 2+lines || fmt.Sprint(got[2:]) != fmt.Sprint(want) {
-				t.Errorf("the plugin saw %q, want the initialize exchange then %q", got, want)
-			}
+			r.sawInitializeThen(lines, line)
 		})
 	}
 }

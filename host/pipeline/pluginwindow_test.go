@@ -241,3 +241,20 @@ func TestPluginWindowIsBounded(t *testing.T) {
 		}
 	})
 }
+
+// sawInitializeThen checks that the plugin got the initialize exchange, then line(0) …
+// line(lines-1), in order.
+func (r *gatherRun) sawInitializeThen(lines int, line func(int) string) {
+	r.t.Helper()
+	batches, _ := r.m.seen()
+	var got, want []string
+	for _, b := range batches {
+		got = append(got, b...)
+	}
+	for i := range lines {
+		want = append(want, line(i))
+	}
+	if len(got) != 2+lines || fmt.Sprint(got[2:]) != fmt.Sprint(want) {
+		r.t.Errorf("the plugin saw %q, want the initialize exchange then %q", got, want)
+	}
+}
