@@ -42,7 +42,7 @@ type onceRead struct {
 // read and hashed already (prepare), which are not read again.
 func readOnce(path string, format Format, maxLine, retain int, whole *wholeInput) (*onceRead, error) {
 	if whole != nil {
-		out, err := digestFrames(newMemScanner(whole.data, format, maxLine), retain)
+		out, err := digestFrames(newPassScanner(whole.data, format, maxLine), retain)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +65,7 @@ func readOnce(path string, format Format, maxLine, retain int, whole *wholeInput
 			d := sha256.Sum256(data)
 			sum <- d[:]
 		}()
-		out, err := digestFrames(newMemScanner(data, format, maxLine), retain)
+		out, err := digestFrames(newPassScanner(data, format, maxLine), retain)
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +88,17 @@ func readOnce(path string, format Format, maxLine, retain int, whole *wholeInput
 	}
 	out.sum = sum.sum()
 	return out, nil
+}
+
+// newPassScanner is newMemScanner for the digest pass: its lines decoded
+// ahead on a goroutine of their own (predecoder; not for a wire log, whose
+// lines are not decoded that way). digestFrames stops the predecoder.
+func newPassScanner(data []byte, format Format, maxLine int) *Scanner {
+	s := newMemScanner(data, format, maxLine)
+	if predecode && format != FormatWire {
+		s.pre = startPredecoder(data, maxLine)
+	}
+	return s
 }
 
 // wholeInput is an input read whole, and its SHA-256.
@@ -137,6 +148,9 @@ func readWhole(f *os.File, bound int) ([]byte, error) {
 func digestFrames(s *Scanner, retain int) (*onceRead, error) {
 	h := newHashBehind()
 	defer h.stop()
+	if s.pre != nil {
+		defer s.pre.stop()
+	}
 	out := &onceRead{}
 	keep := retain > 0
 	held := 0

@@ -107,6 +107,8 @@ type Scanner struct {
 	slab []byte
 	// tape is decodeLine's.
 	tape jsonscan.Tape
+	// pre, when set, decodes the lines ahead (readOnce over a whole input).
+	pre *predecoder
 
 	// Counters.
 	Lines, Blank, Skipped int
@@ -267,8 +269,10 @@ func decode(line []byte, p *probe) (ok bool) {
 // the members are the root's entries, as Members yields them (raw names,
 // values without the space around them; the tape refuses a name with an
 // escape and a duplicate name, which go the way decode goes).
-func (s *Scanner) decodeLine(line []byte, p *probe) bool {
-	t := &s.tape
+func (s *Scanner) decodeLine(line []byte, p *probe) bool { return decodeOnTape(&s.tape, line, p) }
+
+// decodeOnTape is decodeLine with the tape t.
+func decodeOnTape(t *jsonscan.Tape, line []byte, p *probe) bool {
 	defer t.Release() // the tape does not keep the line
 	if !t.Parse(line) {
 		return decode(line, p)
@@ -444,7 +448,14 @@ func (s *Scanner) scanLine(no int, line []byte) {
 		return
 	}
 	var p probe
-	if !s.decodeLine(trim, &p) {
+	ok, found := false, false
+	if s.pre != nil {
+		ok, found = s.pre.take(no, &p)
+	}
+	if !found {
+		ok = s.decodeLine(trim, &p)
+	}
+	if !ok {
 		s.skip(no, "not JSON")
 		return
 	}
