@@ -75,6 +75,9 @@ func helperMain(mode string) int {
 		}
 		return 0
 	}
+	if code, ok := pipeSizeHelper(mode); ok {
+		return code
+	}
 	if code, ok := procGroupHelper(mode); ok {
 		return code
 	}

@@ -78,7 +78,8 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		return ExitCannotStart, err
 	}
 	cmd, agentIn, agentOut := ag.cmd, ag.in, ag.out
-	cfg.Stdin = takeEditorIn(cfg.Stdin) // off the runtime's poller (editorin_linux.go)
+	cfg.Stdin = takeEditorIn(cfg.Stdin)     // off the runtime's poller (editorin_linux.go)
+	raiseEditorPipes(cfg.Stdin, cfg.Stdout) // larger pipes in a burst (pipe_linux.go)
 	log.Debug("agent started", "pid", cmd.Process.Pid, "command", aep.RedactArgv(cfg.Agent))
 
 	bound := captured.NewBound(int64(cfg.QueueBytes))
@@ -185,7 +186,7 @@ func start(ctx context.Context, cfg Config) (*agent, error) {
 	fail := func(err error) error {
 		return fmt.Errorf("acptap: cannot start agent %q: %w", cfg.Agent[0], err)
 	}
-	inR, inW, err := os.Pipe()
+	inR, inW, err := agentStdinPipe()
 	if err != nil {
 		return nil, fail(err)
 	}
